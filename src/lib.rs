@@ -1,1 +1,30 @@
-//! agent-conform library.
+//! agent-conform: a conformance harness for Entire CLI external agent plugins.
+//!
+//! The crate is small modules with one job each:
+//! - [`runner`] spawns one plugin invocation the way the host does (deadline,
+//!   output limits, process-group kill);
+//! - [`sandbox`] makes the isolated git work tree and HOME each case runs in;
+//! - [`case`] is the YAML case model and its loader, [`template`] its
+//!   placeholders;
+//! - [`schema`] compiles the JSON Schemas and decodes output as the host does;
+//! - [`checks`] measures an invocation against a step's expectations;
+//! - [`execute`] runs a suite (gate, capabilities, parallel cases);
+//! - [`results`] is the run's outcome, which the [`report`]ers render;
+//! - [`app`] is the command line.
+
+pub mod app;
+pub mod case;
+pub mod checks;
+pub mod execute;
+pub mod report;
+pub mod repro;
+pub mod results;
+pub mod runner;
+pub mod sandbox;
+pub mod schema;
+pub mod template;
+
+/// Files embedded at build time (see `build.rs`).
+pub mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}

@@ -1,0 +1,361 @@
+//! The command line: flags, verbs, exit codes.
+//!
+//! Exit codes: 0 nothing failed (warnings allowed), 1 a case failed (or warned
+//! under `--strict`), 2 the harness could not run as asked (bad flags, no such
+//! plugin, a broken case or schema file). Misuse gets one sentence and a hint.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::case::{self, Suite};
+use crate::execute::{self, Options};
+use crate::report::human::{Human, Verbosity};
+use crate::schema::{self, Schemas};
+
+const AFTER_HELP: &str = "\
+Examples:
+  In a terminal, while fixing a plugin:
+    agent-conform ./target/debug/entire-agent-foo
+    agent-conform -v --keep-temp ./entire-agent-foo
+  In CI (fails on warnings too):
+    agent-conform --strict --color never ./entire-agent-foo
+
+Exit codes: 0 passed (warnings allowed), 1 a case failed (or warned with
+--strict), 2 agent-conform could not run as asked.";
+
+/// Conformance harness for Entire CLI external agent plugins.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent-conform",
+    version,
+    about,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the suite against a plugin (the default verb).
+    Run(RunArgs),
+    /// List the cases: id, capability, severity, title.
+    List {
+        /// Only cases of this capability (`core` for the required part).
+        #[arg(long)]
+        capability: Option<String>,
+        /// Extra case directories, as for `run`.
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// Explain one case: what it checks, why, its spec section and steps.
+    Explain {
+        /// The case id.
+        id: String,
+        /// Extra case directories, as for `run`.
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// Print a JSON Schema by name (`agent-conform schema info`).
+    Schema {
+        /// Schema name; omit to list them.
+        name: Option<String>,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The plugin binary (entire-agent-<name>).
+    #[arg(value_name = "PLUGIN", required = true)]
+    plugin: Option<PathBuf>,
+
+    /// Treat warnings as failures (exit 1).
+    #[arg(long)]
+    strict: bool,
+
+    /// Deadline of every invocation, in seconds [default: 30, and 10 for info].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: Option<u64>,
+
+    /// Also load the case files (and fixtures/) of DIR; repeatable.
+    #[arg(long = "cases", value_name = "DIR")]
+    cases: Vec<PathBuf>,
+
+    /// Cases run in parallel [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: Option<u64>,
+
+    /// Keep every sandbox (those of cases that did not pass are always kept).
+    #[arg(long)]
+    keep_temp: bool,
+
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+
+    /// Print every invocation: command line, exit, time, output sizes.
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    verbose: bool,
+
+    /// Print only the failures and the summary.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// A problem with how agent-conform was asked to run: exit 2.
+#[derive(Debug)]
+pub struct UsageError {
+    /// One sentence.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl UsageError {
+    fn new(message: impl Into<String>, hint: impl Into<String>) -> UsageError {
+        UsageError {
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("agent-conform: error: {}", err.message);
+            if let Some(hint) = err.hint {
+                eprintln!("  hint: {hint}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
+    match cli.command {
+        Some(Command::Run(args)) => run(args),
+        Some(Command::List { capability, cases }) => list(capability.as_deref(), &cases),
+        Some(Command::Explain { id, cases }) => explain(&id, &cases),
+        Some(Command::Schema { name }) => print_schema(name.as_deref()),
+        None => run(cli.run),
+    }
+}
+
+fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
+    let schemas = Schemas::compile().map_err(|err| {
+        UsageError::new(
+            format!("{err}"),
+            "this is a defect of agent-conform's own schemas; please report it",
+        )
+    })?;
+    let suite = case::load(cases, &schemas).map_err(|err| {
+        UsageError::new(
+            format!("broken case file: {err}"),
+            "fix the case file (see README.md, \"Writing a case\"), or drop its --cases directory",
+        )
+    })?;
+    Ok((schemas, suite))
+}
+
+fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
+    let plugin = args
+        .plugin
+        .as_deref()
+        .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
+    let plugin = check_plugin(plugin)?;
+    let (schemas, suite) = load(&args.cases)?;
+    let options = Options {
+        timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
+        info_timeout: Duration::from_secs(args.timeout.unwrap_or(10)),
+        keep_temp: args.keep_temp,
+        jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
+    };
+    let report = execute::run(&plugin, &suite, &schemas, &options);
+    let human = Human {
+        color: use_color(args.color),
+        verbosity: if args.quiet {
+            Verbosity::Quiet
+        } else if args.verbose {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        },
+        strict: args.strict,
+    };
+    print_stdout(&human.render(&report));
+    Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The plugin must be an existing, executable file; the path is made
+/// absolute because every invocation runs in a sandbox directory.
+fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|_| {
+        UsageError::new(
+            format!("no such file: {shown}"),
+            "pass the path of your plugin binary, e.g. ./target/release/entire-agent-foo",
+        )
+    })?;
+    if meta.is_dir() {
+        return Err(UsageError::new(
+            format!("{shown} is a directory, not a plugin binary"),
+            "pass the path of the entire-agent-<name> executable inside it",
+        ));
+    }
+    if !is_executable(&meta) {
+        return Err(UsageError::new(
+            format!("{shown} is not executable, so the host would not run it either"),
+            format!("chmod +x {shown}"),
+        ));
+    }
+    crate::runner::absolute_program(path).map_err(|err| {
+        UsageError::new(
+            format!("cannot resolve {shown}: {err}"),
+            "run agent-conform from an existing directory",
+        )
+    })
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    true
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Writes to stdout, ignoring a closed pipe (`agent-conform ... | head`).
+fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    if let Some(cap) = capability {
+        if cap != "core" && !case::CAPABILITIES.contains(&cap) {
+            return Err(UsageError::new(
+                format!("unknown capability {cap:?}"),
+                format!("use core or one of: {}", case::CAPABILITIES.join(", ")),
+            ));
+        }
+    }
+    let mut text = String::new();
+    for c in suite
+        .cases
+        .iter()
+        .filter(|c| capability.is_none_or(|cap| c.group() == cap))
+    {
+        let severity = match c.severity {
+            case::Severity::Failure => "failure",
+            case::Severity::Warning => "warning",
+        };
+        text.push_str(&format!(
+            "{:<44} {:<26} {:<8} {}\n",
+            c.id,
+            c.group(),
+            severity,
+            c.title
+        ));
+    }
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn explain(id: &str, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    let Some(c) = suite.cases.iter().find(|c| c.id == id) else {
+        let close = suite
+            .cases
+            .iter()
+            .map(|c| c.id.as_str())
+            .filter(|other| similar_id(id, other))
+            .take(3)
+            .collect::<Vec<_>>();
+        let hint = if close.is_empty() {
+            "agent-conform list shows every case id".to_string()
+        } else {
+            format!("did you mean {}?", close.join(" or "))
+        };
+        return Err(UsageError::new(format!("no case with id {id:?}"), hint));
+    };
+    print_stdout(&crate::report::explain(c));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A loose "did you mean": shares a dotted segment or a prefix.
+fn similar_id(wanted: &str, id: &str) -> bool {
+    let segments: Vec<&str> = wanted.split('.').filter(|s| s.len() > 2).collect();
+    id.contains(wanted) || segments.iter().any(|s| id.contains(s))
+}
+
+fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {
+    let names = || {
+        schema::documents()
+            .map(|d| d.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    match name {
+        None => {
+            print_stdout(&format!("{}\n", names().replace(", ", "\n")));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(name) => match schema::source(name) {
+            Some(text) => {
+                print_stdout(text);
+                Ok(ExitCode::SUCCESS)
+            }
+            None => Err(UsageError::new(
+                format!("no schema named {name:?}"),
+                format!("known schemas: {}", names()),
+            )),
+        },
+    }
+}

@@ -1,0 +1,437 @@
+//! The checks: what one invocation's outcome is measured against.
+//!
+//! Some rules hold for every invocation, because the host applies them to
+//! every call (host-behaviour.md): the deadline, the 10 MiB output limits, and
+//! "a non-zero exit must say why on stderr". The rest comes from the step's
+//! `expect` in the case file.
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::case::{ExitExpect, JsonAssert, Refusal, Severity, Source, Step};
+use crate::runner::{OUTPUT_LIMIT, Outcome, Termination};
+use crate::schema::{Schemas, decode_host_json};
+use crate::template::{Bindings, Template, expand_json};
+
+/// One problem found in a step.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Failure or warning.
+    pub severity: Severity,
+    /// One line: what is wrong.
+    pub message: String,
+    /// What was expected, when there is something to show.
+    pub expected: Option<String>,
+    /// What came back.
+    pub actual: Option<String>,
+}
+
+impl Finding {
+    fn failure(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Failure,
+            message: message.into(),
+            expected: None,
+            actual: None,
+        }
+    }
+
+    fn warning(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Warning,
+            ..Finding::failure(message)
+        }
+    }
+
+    fn diff(mut self, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
+        self.expected = Some(expected.into());
+        self.actual = Some(actual.into());
+        self
+    }
+}
+
+/// The verdict on one step.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Checked; the findings (possibly none) and the decoded stdout JSON.
+    Checked(Vec<Finding>, Option<Value>),
+    /// The plugin refused cleanly and the step allows it.
+    Refused(Refusal),
+}
+
+/// Resolves a [`Source`] to bytes at run time.
+pub type Resolve<'a> = dyn Fn(&Source) -> Result<Vec<u8>, String> + 'a;
+
+/// Everything a step is checked against.
+pub struct StepContext<'a> {
+    /// The step as written.
+    pub step: &'a Step,
+    /// The invocation's deadline, for the message.
+    pub timeout_secs: u64,
+    /// The compiled schemas.
+    pub schemas: &'a Schemas,
+    /// Placeholder values.
+    pub bindings: &'a Bindings<'a>,
+    /// Resolves sources (fixtures, earlier stdout, sandbox files).
+    pub resolve: &'a Resolve<'a>,
+    /// The case's severity, the default of its assertions.
+    pub severity: Severity,
+}
+
+/// Checks one outcome.
+pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
+    let mut findings = universal(ctx, out);
+    if findings.iter().any(|f| f.severity == Severity::Failure) {
+        return Verdict::Checked(findings, None);
+    }
+    let code = out.exit_code();
+    if code != Some(0) {
+        if let Some(refusal) = &ctx.step.on_refusal {
+            return Verdict::Refused(refusal.clone());
+        }
+    }
+    match (ctx.step.expect.exit, code) {
+        (ExitExpect::Success, Some(0)) | (ExitExpect::Any, Some(0)) => {}
+        (ExitExpect::Failure, Some(0)) => {
+            findings.push(Finding::failure(
+                "exited 0, but this input must be refused with a non-zero exit and a message on stderr",
+            ));
+            return Verdict::Checked(findings, None);
+        }
+        (ExitExpect::Success, _) => {
+            findings.push(
+                Finding::failure(format!("exited {}; expected 0", status_text(out)))
+                    .diff("exit 0", format!("exit {}", status_text(out))),
+            );
+            return Verdict::Checked(findings, None);
+        }
+        _ => return Verdict::Checked(findings, None),
+    }
+    let json = check_stdout(ctx, out, &mut findings);
+    Verdict::Checked(findings, json)
+}
+
+/// The rules the host applies to every call.
+fn universal(ctx: &StepContext<'_>, out: &Outcome) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    match &out.termination {
+        Termination::SpawnFailed(reason) => findings.push(Finding::failure(reason.clone())),
+        Termination::TimedOut => findings.push(Finding::failure(format!(
+            "timed out after {} s: the host kills a plugin at its deadline",
+            ctx.timeout_secs
+        ))),
+        Termination::Exited(_) => {}
+    }
+    for (name, over) in [
+        ("stdout", out.stdout_overflow),
+        ("stderr", out.stderr_overflow),
+    ] {
+        if over {
+            findings.push(Finding::failure(format!(
+                "{name} went over the host's limit of {OUTPUT_LIMIT} bytes (10 MiB); \
+                 the host fails such a call (\"output exceeded ... byte limit\")"
+            )));
+        }
+    }
+    if out.pipes_held_open {
+        findings.push(Finding::warning(
+            "a background process kept stdout or stderr open after the plugin exited",
+        ));
+    }
+    if let Some(code) = out.exit_code() {
+        if code != 0 && String::from_utf8_lossy(&out.stderr).trim().is_empty() {
+            findings.push(Finding::failure(format!(
+                "exited {code} with nothing on stderr: the host shows stderr to the user \
+                 as the error, so a silent failure leaves them nothing to act on"
+            )));
+        }
+    } else if out.termination == Termination::Exited(None) && !out.stdout_overflow {
+        findings.push(Finding::failure(
+            "was killed by a signal (it crashed, or was killed from outside)",
+        ));
+    }
+    findings
+}
+
+/// How the process ended, for messages.
+pub fn status_text(out: &Outcome) -> String {
+    match &out.termination {
+        Termination::Exited(Some(code)) => code.to_string(),
+        Termination::Exited(None) => "by a signal".to_string(),
+        Termination::TimedOut => "timed out".to_string(),
+        Termination::SpawnFailed(_) => "not started".to_string(),
+    }
+}
+
+fn check_stdout(
+    ctx: &StepContext<'_>,
+    out: &Outcome,
+    findings: &mut Vec<Finding>,
+) -> Option<Value> {
+    let expect = &ctx.step.expect;
+    if let Some(source) = &expect.stdout {
+        match (ctx.resolve)(source) {
+            Ok(want) => {
+                if let Some(f) = compare_bytes("stdout", &want, &out.stdout) {
+                    findings.push(f);
+                }
+            }
+            Err(err) => findings.push(Finding::failure(format!("cannot evaluate the case: {err}"))),
+        }
+    }
+    let wants_json =
+        expect.stdout_schema.is_some() || !expect.json.is_empty() || !ctx.step.capture.is_empty();
+    if !wants_json {
+        return None;
+    }
+    let json = match decode_host_json(&out.stdout) {
+        Ok(json) => json,
+        Err(reason) => {
+            findings.push(Finding::failure(reason).diff("one JSON value", excerpt(&out.stdout)));
+            return None;
+        }
+    };
+    if let Some(schema) = &expect.stdout_schema {
+        let violations = ctx.schemas.violations(schema, &json);
+        if !violations.is_empty() {
+            findings.push(
+                Finding::failure(format!(
+                    "stdout does not match schema {schema}: {}",
+                    violations[0]
+                ))
+                .diff(
+                    format!("schemas/{schema}.json"),
+                    format!("{}\n\n{}", violations.join("\n"), pretty(&json)),
+                ),
+            );
+            return Some(json);
+        }
+    }
+    for assert in &expect.json {
+        findings.extend(check_assert(ctx, assert, &json));
+    }
+    Some(json)
+}
+
+/// Compares bytes; on a difference, names the first differing offset.
+pub fn compare_bytes(what: &str, want: &[u8], got: &[u8]) -> Option<Finding> {
+    if want == got {
+        return None;
+    }
+    let at = want
+        .iter()
+        .zip(got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    Some(
+        Finding::failure(format!(
+            "{what} differs from the expected bytes: first difference at byte {at} \
+             (expected {} bytes, got {})",
+            want.len(),
+            got.len()
+        ))
+        .diff(
+            String::from_utf8_lossy(want).into_owned(),
+            String::from_utf8_lossy(got).into_owned(),
+        ),
+    )
+}
+
+fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Finding> {
+    if let Some(cond) = &a.when {
+        if doc.pointer(&cond.pointer) != Some(&cond.equals) {
+            return Vec::new();
+        }
+    }
+    let severity = a.severity.unwrap_or(ctx.severity);
+    select(doc, &a.pointer)
+        .into_iter()
+        .filter_map(|(pointer, value)| {
+            check_value(ctx, a, value)
+                .err()
+                .map(|(message, expected, actual)| {
+                    let because = a
+                        .because
+                        .as_ref()
+                        .map(|b| format!(" ({b})"))
+                        .unwrap_or_default();
+                    Finding {
+                        severity,
+                        message: format!("at {pointer}: {message}{because}"),
+                        expected,
+                        actual,
+                    }
+                })
+        })
+        .collect()
+}
+
+type Mismatch = (String, Option<String>, Option<String>);
+
+fn check_value(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    value: Option<&Value>,
+) -> Result<(), Mismatch> {
+    let simple = |m: String| (m, None, None);
+    let Some(value) = value else {
+        return Err(simple("the value is missing".to_string()));
+    };
+    let expand = |t: &str| {
+        Template::parse(t)
+            .and_then(|t| t.expand(ctx.bindings))
+            .map_err(|e| simple(format!("cannot evaluate the case: {e}")))
+    };
+    if let Some(want) = &a.equals {
+        let want = expand_json(want, ctx.bindings).map_err(simple)?;
+        if &want != value {
+            return Err((
+                "not the expected value".into(),
+                Some(pretty(&want)),
+                Some(pretty(value)),
+            ));
+        }
+    }
+    if let Some(unwanted) = &a.not_equals {
+        let unwanted = expand_json(unwanted, ctx.bindings).map_err(simple)?;
+        if &unwanted == value {
+            return Err(simple(format!("must not be {unwanted}")));
+        }
+    }
+    if a.not_empty == Some(true) && is_empty(value) {
+        return Err(simple(format!("must not be empty, got {value}")));
+    }
+    if let Some(needle) = &a.contains {
+        let needle = expand(needle)?;
+        match value.as_str() {
+            Some(s) if s.contains(&needle) => {}
+            _ => return Err(simple(format!("{value} does not contain {needle:?}"))),
+        }
+    }
+    if let Some(t) = &a.json_type {
+        if type_name(value) != t {
+            return Err(simple(format!(
+                "must be of type {t}, got {}: {value}",
+                type_name(value)
+            )));
+        }
+    }
+    if a.absolute_path == Some(true) {
+        match value.as_str() {
+            Some(s) if std::path::Path::new(s).is_absolute() => {}
+            _ => return Err(simple(format!("{value} is not an absolute path"))),
+        }
+    }
+    if let Some(max) = &a.base64_max_len {
+        let max: usize = expand(max)?
+            .parse()
+            .map_err(|_| simple(format!("base64_max_len {max:?} is not a number")))?;
+        let bytes = decode_b64(value).map_err(simple)?;
+        if bytes.len() > max {
+            return Err(simple(format!(
+                "decodes to {} bytes, more than the maximum of {max}",
+                bytes.len()
+            )));
+        }
+    }
+    if let Some(source) = &a.base64_equals {
+        let want =
+            (ctx.resolve)(source).map_err(|e| simple(format!("cannot evaluate the case: {e}")))?;
+        let got = decode_b64(value).map_err(simple)?;
+        if let Some(f) = compare_bytes("the decoded bytes", &want, &got) {
+            return Err((f.message, f.expected, f.actual));
+        }
+    }
+    Ok(())
+}
+
+fn decode_b64(value: &Value) -> Result<Vec<u8>, String> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| format!("{value} is not a base64 string"))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("is not standard padded base64: {e}"))
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Resolves a pointer with `*` segments into concrete pointers and values.
+pub fn select<'v>(doc: &'v Value, pointer: &str) -> Vec<(String, Option<&'v Value>)> {
+    if !pointer.split('/').any(|seg| seg == "*") {
+        return vec![(display_pointer(pointer), doc.pointer(pointer))];
+    }
+    let mut current = vec![(String::new(), Some(doc))];
+    for seg in pointer.split('/').skip(1) {
+        current = current
+            .into_iter()
+            .flat_map(|(path, value)| step_into(path, value, seg))
+            .collect();
+    }
+    current
+        .into_iter()
+        .map(|(p, v)| (display_pointer(&p), v))
+        .collect()
+}
+
+fn step_into<'v>(
+    path: String,
+    value: Option<&'v Value>,
+    seg: &str,
+) -> Vec<(String, Option<&'v Value>)> {
+    match (seg, value) {
+        ("*", Some(Value::Array(items))) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("{path}/{i}"), Some(v)))
+            .collect(),
+        ("*", _) => Vec::new(),
+        (seg, value) => {
+            let next = value.and_then(|v| v.pointer(&format!("/{seg}")));
+            vec![(format!("{path}/{seg}"), next)]
+        }
+    }
+}
+
+fn display_pointer(p: &str) -> String {
+    if p.is_empty() {
+        "/".to_string()
+    } else {
+        p.to_string()
+    }
+}
+
+/// Pretty JSON for reports.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// At most 2 KiB of output as text, for reports.
+pub fn excerpt(bytes: &[u8]) -> String {
+    const MAX: usize = 2048;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]).into_owned();
+    if bytes.len() > MAX {
+        format!("{text}\n… ({} more bytes)", bytes.len() - MAX)
+    } else {
+        text
+    }
+}

@@ -1,0 +1,449 @@
+//! Executes a suite against one plugin: the gate first (`info`, as the host's
+//! discovery does), then every case in its own sandbox, in parallel, with
+//! results kept in suite order.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::case::{Case, Fixtures, RefusalOutcome, Severity, Source, Suite};
+use crate::checks::{self, Finding, StepContext, Verdict};
+use crate::repro;
+use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::runner::{self, Invocation, Termination};
+use crate::sandbox::{self, Sandbox};
+use crate::schema::Schemas;
+use crate::template::{Bindings, Template, expand_json};
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Deadline of every invocation but `info`.
+    pub timeout: Duration,
+    /// Deadline of `info` (the host's discovery gives it 10 s).
+    pub info_timeout: Duration,
+    /// Keep every sandbox, not only those of cases that did not pass.
+    pub keep_temp: bool,
+    /// Cases run at once.
+    pub jobs: usize,
+}
+
+/// Shared, read-only state of a run.
+struct Run<'a> {
+    plugin: &'a Path,
+    schemas: &'a Schemas,
+    fixtures: &'a Fixtures,
+    options: &'a Options,
+    info: Value,
+}
+
+/// Runs the suite; never fails: every problem ends up in the report.
+pub fn run(plugin: &Path, suite: &Suite, schemas: &Schemas, options: &Options) -> RunReport {
+    let start = Instant::now();
+    let mut run = Run {
+        plugin,
+        schemas,
+        fixtures: &suite.fixtures,
+        options,
+        info: Value::Null,
+    };
+    let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
+    let mut reports = Vec::new();
+    let mut blocked = None;
+    for gate in gates {
+        let (report, json) = run.case(gate);
+        if report.outcome == CaseOutcome::Failed {
+            blocked.get_or_insert_with(|| {
+                format!("not run: {} failed ({})", report.id, report.summary_line())
+            });
+        } else if let Some(json) = json {
+            run.info = json;
+        }
+        reports.push(report);
+    }
+    let info = (!run.info.is_null()).then(|| run.info.clone());
+    let rest = match blocked {
+        Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
+        None => run.parallel(&cases),
+    };
+    reports.extend(rest);
+    let invocations = reports
+        .iter()
+        .flat_map(|c| c.steps.iter().map(|s| s.duration))
+        .sum();
+    RunReport {
+        plugin: plugin.to_path_buf(),
+        info,
+        cases: reports,
+        wall: start.elapsed(),
+        invocations,
+        jobs: options.jobs,
+    }
+}
+
+fn not_run(case: &Case, reason: &str) -> CaseReport {
+    report_shell(case, CaseOutcome::NotRun(reason.to_string()))
+}
+
+fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
+    CaseReport {
+        id: case.id.clone(),
+        title: case.title.clone(),
+        spec: case.spec.clone(),
+        capability: case.group().to_string(),
+        severity: case.severity,
+        outcome,
+        note: None,
+        duration: Duration::ZERO,
+        steps: Vec::new(),
+        sandbox: None,
+    }
+}
+
+impl Run<'_> {
+    /// Runs cases on `jobs` threads; results land in their suite slots.
+    fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
+        let slots: Vec<Mutex<Option<CaseReport>>> =
+            cases.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let workers = self.options.jobs.clamp(1, cases.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(case) = cases.get(i) else { break };
+                        let report = self.case(case).0;
+                        if let Ok(mut slot) = slots[i].lock() {
+                            *slot = Some(report);
+                        }
+                    }
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .zip(cases)
+            .map(|(slot, case)| {
+                slot.into_inner()
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(|| not_run(case, "the worker running this case stopped"))
+            })
+            .collect()
+    }
+
+    /// Runs one case; returns its report and the last step's stdout JSON.
+    fn case(&self, case: &Case) -> (CaseReport, Option<Value>) {
+        let start = Instant::now();
+        if let Some(cap) = &case.capability {
+            if self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true)) {
+                let reason = format!("capability {cap} is not declared in info");
+                return (report_shell(case, CaseOutcome::Skipped(reason)), None);
+            }
+        }
+        let mut sandbox = match Sandbox::create(&sandbox_prefix(&case.id)) {
+            Ok(sandbox) => sandbox,
+            Err(err) => {
+                let reason = format!("could not create a sandbox: {err}");
+                return (not_run(case, &reason), None);
+            }
+        };
+        let mut state = CaseState::default();
+        let (outcome, note) = self.steps(case, &sandbox, &mut state);
+        let mut report = report_shell(case, outcome);
+        report.note = note;
+        report.steps = state.reports;
+        if report.outcome != CaseOutcome::Passed || self.options.keep_temp {
+            sandbox.keep();
+            report.sandbox = Some(sandbox.root().to_path_buf());
+        }
+        report.duration = start.elapsed();
+        (report, state.last_json)
+    }
+
+    fn steps(
+        &self,
+        case: &Case,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> (CaseOutcome, Option<String>) {
+        if let Err(reason) = self.write_files(case, sandbox, state) {
+            return (CaseOutcome::NotRun(reason), None);
+        }
+        for index in 0..case.steps.len() {
+            match self.step(case, index, sandbox, state) {
+                StepEnd::Continue => {}
+                StepEnd::Stop => break,
+                StepEnd::Refused(outcome, note) => {
+                    let outcome = match outcome {
+                        RefusalOutcome::Pass => worst(case, &state.reports),
+                        RefusalOutcome::Warning => CaseOutcome::Warning,
+                    };
+                    return (outcome, Some(note));
+                }
+            }
+        }
+        (worst(case, &state.reports), None)
+    }
+
+    fn write_files(&self, case: &Case, sandbox: &Sandbox, state: &CaseState) -> Result<(), String> {
+        let bindings = self.bindings(sandbox, state);
+        for setup in &case.files {
+            let path = Template::parse(&setup.path)
+                .and_then(|t| t.expand(&bindings))
+                .map(PathBuf::from)?;
+            let bytes = self.resolve(&setup.content, &bindings, state)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+            std::fs::write(&path, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    fn bindings<'s>(&'s self, sandbox: &Sandbox, state: &'s CaseState) -> Bindings<'s> {
+        Bindings {
+            repo: sandbox.repo().display().to_string(),
+            home: sandbox.home().display().to_string(),
+            tmp: sandbox.work().display().to_string(),
+            info: &self.info,
+            captures: &state.captures,
+            fixtures: self.fixtures,
+        }
+    }
+
+    fn resolve(
+        &self,
+        source: &Source,
+        b: &Bindings<'_>,
+        state: &CaseState,
+    ) -> Result<Vec<u8>, String> {
+        match source {
+            Source::Text(text) => Ok(Template::parse(text)?.expand(b)?.into_bytes()),
+            Source::Fixture(name) => self
+                .fixtures
+                .get(name)
+                .map(|bytes| bytes.to_vec())
+                .ok_or_else(|| format!("no fixture named {name:?}")),
+            Source::Json(value) => Ok(expand_json(value, b)?.to_string().into_bytes()),
+            Source::StdoutOf(step) => state
+                .stdouts
+                .get(step)
+                .map(|bytes| bytes.to_vec())
+                .ok_or_else(|| format!("step {step:?} has not run")),
+            Source::File(path) => {
+                let path = Template::parse(path)?.expand(b)?;
+                std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))
+            }
+        }
+    }
+
+    fn step(&self, case: &Case, index: usize, sandbox: &Sandbox, state: &mut CaseState) -> StepEnd {
+        let step = &case.steps[index].value;
+        let name = case.step_name(index);
+        let prepared = self.prepare(case, index, sandbox, state);
+        let (inv, stdin_file) = match prepared {
+            Ok(prepared) => prepared,
+            Err(reason) => {
+                state.reports.push(setup_failure(&name, &step.args, reason));
+                return StepEnd::Stop;
+            }
+        };
+        let outcome = runner::run(&inv);
+        let bindings = self.bindings(sandbox, state);
+        let resolve = |s: &Source| self.resolve(s, &bindings, state);
+        let ctx = StepContext {
+            step,
+            timeout_secs: inv.timeout.as_secs(),
+            schemas: self.schemas,
+            bindings: &bindings,
+            resolve: &resolve,
+            severity: case.severity,
+        };
+        let verdict = checks::check(&ctx, &outcome);
+        let mut report = StepReport {
+            name: name.clone(),
+            args: inv.args.clone(),
+            command: repro::command_line(&inv, stdin_file.as_deref()),
+            exit_code: outcome.exit_code(),
+            termination: termination_label(&outcome.termination).to_string(),
+            duration: outcome.elapsed,
+            stdout_bytes: outcome.stdout.len(),
+            stderr_bytes: outcome.stderr.len(),
+            stderr_excerpt: checks::excerpt(&outcome.stderr),
+            findings: Vec::new(),
+        };
+        let end = match verdict {
+            Verdict::Refused(refusal) => StepEnd::Refused(refusal.outcome, refusal.note),
+            Verdict::Checked(findings, json) => {
+                report.findings = findings;
+                let captured = capture(step, json.as_ref(), &mut state.captures);
+                report.findings.extend(captured);
+                state.last_json = json;
+                let failed = report
+                    .findings
+                    .iter()
+                    .any(|f| f.severity == Severity::Failure);
+                if failed {
+                    StepEnd::Stop
+                } else {
+                    StepEnd::Continue
+                }
+            }
+        };
+        for f in &mut report.findings {
+            if case.severity == Severity::Warning {
+                f.severity = Severity::Warning;
+            }
+        }
+        state.stdouts.insert(name, outcome.stdout);
+        state.reports.push(report);
+        end
+    }
+
+    /// Builds the invocation of step `index` and saves its stdin to a file.
+    fn prepare(
+        &self,
+        case: &Case,
+        index: usize,
+        sandbox: &Sandbox,
+        state: &CaseState,
+    ) -> Result<(Invocation, Option<PathBuf>), String> {
+        let step = &case.steps[index].value;
+        let bindings = self.bindings(sandbox, state);
+        let args = step
+            .args
+            .iter()
+            .map(|a| Template::parse(a).and_then(|t| t.expand(&bindings)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let stdin = match &step.stdin {
+            Some(source) => Some(self.resolve(source, &bindings, state)?),
+            None => None,
+        };
+        let stdin_file = match &stdin {
+            Some(bytes) => {
+                let file = sandbox.stdin_dir().join(format!("{}.stdin", index + 1));
+                std::fs::write(&file, bytes).map_err(|e| format!("cannot save stdin: {e}"))?;
+                Some(file)
+            }
+            None => None,
+        };
+        let timeout = if args.first().map(String::as_str) == Some("info") {
+            self.options.info_timeout
+        } else {
+            self.options.timeout
+        };
+        let inv = Invocation {
+            program: self.plugin.to_path_buf(),
+            args,
+            cwd: sandbox.repo(),
+            env: sandbox.env(),
+            env_remove: sandbox::env_remove(),
+            stdin: stdin.map(Arc::from),
+            timeout,
+        };
+        Ok((inv, stdin_file))
+    }
+}
+
+/// What the case keeps between steps.
+#[derive(Default)]
+struct CaseState {
+    captures: BTreeMap<String, Value>,
+    stdouts: BTreeMap<String, Vec<u8>>,
+    reports: Vec<StepReport>,
+    last_json: Option<Value>,
+}
+
+enum StepEnd {
+    Continue,
+    Stop,
+    Refused(RefusalOutcome, String),
+}
+
+/// Stores the step's captures; a missing value is a failure of the step.
+fn capture(
+    step: &crate::case::Step,
+    json: Option<&Value>,
+    captures: &mut BTreeMap<String, Value>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (name, pointer) in &step.capture {
+        match json.and_then(|j| j.pointer(pointer)) {
+            Some(value) => {
+                captures.insert(name.clone(), value.clone());
+            }
+            None if json.is_some() => findings.push(Finding {
+                severity: Severity::Failure,
+                message: format!("stdout has no value at {pointer}, which later steps need"),
+                expected: None,
+                actual: None,
+            }),
+            None => {}
+        }
+    }
+    findings
+}
+
+/// The outcome implied by the findings so far.
+fn worst(case: &Case, reports: &[StepReport]) -> CaseOutcome {
+    let findings = reports.iter().flat_map(|r| &r.findings);
+    let mut outcome = CaseOutcome::Passed;
+    for f in findings {
+        match f.severity {
+            Severity::Failure if case.severity == Severity::Failure => return CaseOutcome::Failed,
+            _ => outcome = CaseOutcome::Warning,
+        }
+    }
+    outcome
+}
+
+fn setup_failure(name: &str, args: &[String], reason: String) -> StepReport {
+    StepReport {
+        name: name.to_string(),
+        args: args.to_vec(),
+        command: String::new(),
+        exit_code: None,
+        termination: "not-started".to_string(),
+        duration: Duration::ZERO,
+        stdout_bytes: 0,
+        stderr_bytes: 0,
+        stderr_excerpt: String::new(),
+        findings: vec![Finding {
+            severity: Severity::Failure,
+            message: format!("could not prepare the invocation: {reason}"),
+            expected: None,
+            actual: None,
+        }],
+    }
+}
+
+fn termination_label(t: &Termination) -> &'static str {
+    match t {
+        Termination::Exited(Some(_)) => "exited",
+        Termination::Exited(None) => "signal",
+        Termination::TimedOut => "timed-out",
+        Termination::SpawnFailed(_) => "not-started",
+    }
+}
+
+/// A file-name-safe prefix for a case's sandbox directory.
+fn sandbox_prefix(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect()
+}

@@ -1,0 +1,82 @@
+//! The reporters: each renders a [`RunReport`](crate::results::RunReport)
+//! for one audience.
+
+pub mod human;
+
+use std::fmt::Write as _;
+
+use crate::case::{Case, Severity};
+
+/// `agent-conform explain ID`: what a case checks, why, and its steps.
+pub fn explain(case: &Case) -> String {
+    let mut out = String::new();
+    let severity = match case.severity {
+        Severity::Failure => "failure",
+        Severity::Warning => "warning",
+    };
+    let _ = writeln!(out, "{} — {}", case.id, case.title);
+    let _ = writeln!(out, "  capability: {}", case.group());
+    let _ = writeln!(out, "  severity:   {severity}");
+    let _ = writeln!(out, "  spec:       {}", case.spec);
+    let _ = writeln!(
+        out,
+        "  defined at: {}:{}",
+        case.origin.file, case.origin.line
+    );
+    if let Some(why) = &case.why {
+        let _ = writeln!(out, "\nWhy:\n  {}", why.trim().replace('\n', "\n  "));
+    }
+    let _ = writeln!(out, "\nSteps:");
+    for (i, step) in case.steps.iter().enumerate() {
+        let step = &step.value;
+        let _ = writeln!(
+            out,
+            "  {}. {}: {}",
+            i + 1,
+            case.step_name(i),
+            step.args.join(" ")
+        );
+        let _ = writeln!(out, "     expects exit: {:?}", step.expect.exit);
+        if let Some(schema) = &step.expect.stdout_schema {
+            let _ = writeln!(out, "     stdout schema: {schema}");
+        }
+        for a in &step.expect.json {
+            let _ = writeln!(out, "     json {}: {}", a.pointer, describe_assert(a));
+        }
+        if step.expect.stdout.is_some() {
+            let _ = writeln!(out, "     stdout: exact bytes");
+        }
+        if let Some(r) = &step.on_refusal {
+            let _ = writeln!(
+                out,
+                "     a clean refusal ends the case as {:?}: {}",
+                r.outcome, r.note
+            );
+        }
+    }
+    out
+}
+
+fn describe_assert(a: &crate::case::JsonAssert) -> String {
+    let check = if let Some(v) = &a.equals {
+        format!("equals {v}")
+    } else if let Some(v) = &a.not_equals {
+        format!("differs from {v}")
+    } else if a.not_empty.is_some() {
+        "not empty".to_string()
+    } else if let Some(v) = &a.contains {
+        format!("contains {v:?}")
+    } else if let Some(t) = &a.json_type {
+        format!("is of type {t}")
+    } else if a.absolute_path.is_some() {
+        "is an absolute path".to_string()
+    } else if let Some(m) = &a.base64_max_len {
+        format!("decodes to at most {m} bytes")
+    } else {
+        "decodes to the expected bytes".to_string()
+    };
+    match &a.when {
+        Some(c) => format!("{check} (when {} = {})", c.pointer, c.equals),
+        None => check,
+    }
+}

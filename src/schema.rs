@@ -1,0 +1,200 @@
+//! The schemas: JSON Schema (draft 2020-12) for every JSON a plugin prints,
+//! compiled once per run and shared by all cases.
+//!
+//! Two rules of the host's decoder (Go's `encoding/json`) are stricter than
+//! JSON Schema: an integer field rejects `1.0` and `1e3`, which JSON Schema
+//! calls integers, and a document must be exactly one value. The first is our
+//! `hostInteger` keyword; the second is [`decode_host_json`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use jsonschema::paths::Location;
+use jsonschema::{Keyword, Retrieve, Uri, ValidationError, Validator};
+use serde_json::{Map, Value};
+
+use crate::embedded;
+
+/// The base URI of our schemas; `.invalid` never resolves, and the retriever
+/// below answers every reference from the embedded files.
+pub const BASE_URI: &str = "https://agent-conform.invalid/schemas/";
+
+/// All schemas, compiled.
+pub struct Schemas {
+    compiled: BTreeMap<String, Validator>,
+}
+
+/// A schema that does not load or compile: a defect of agent-conform itself.
+#[derive(Debug)]
+pub struct SchemaError {
+    /// The schema's file name.
+    pub file: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "schema schemas/{}: {}", self.file, self.reason)
+    }
+}
+
+/// The embedded schema files, parsed: name (file stem) to document.
+pub fn documents() -> Result<BTreeMap<String, Value>, SchemaError> {
+    embedded::SCHEMAS
+        .iter()
+        .filter(|(path, _)| path.ends_with(".json"))
+        .map(|(path, bytes)| {
+            let value = serde_json::from_slice(bytes).map_err(|err| SchemaError {
+                file: path.to_string(),
+                reason: format!("is not valid JSON: {err}"),
+            })?;
+            Ok((path.trim_end_matches(".json").to_string(), value))
+        })
+        .collect()
+}
+
+/// Returns the text of one embedded schema by name (with or without `.json`).
+pub fn source(name: &str) -> Option<&'static str> {
+    let file = format!("{}.json", name.trim_end_matches(".json"));
+    embedded::SCHEMAS
+        .iter()
+        .find(|(path, _)| *path == file)
+        .and_then(|(_, bytes)| std::str::from_utf8(bytes).ok())
+}
+
+impl Schemas {
+    /// Compiles every embedded schema.
+    pub fn compile() -> Result<Schemas, SchemaError> {
+        let docs = documents()?;
+        let mut compiled = BTreeMap::new();
+        for (name, doc) in &docs {
+            let validator = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .with_retriever(Embedded(docs.clone()))
+                .with_keyword("hostInteger", host_integer_factory)
+                .build(doc)
+                .map_err(|err| SchemaError {
+                    file: format!("{name}.json"),
+                    reason: err.to_string(),
+                })?;
+            compiled.insert(name.clone(), validator);
+        }
+        Ok(Schemas { compiled })
+    }
+
+    /// True when a schema of this name exists.
+    pub fn contains(&self, name: &str) -> bool {
+        self.compiled.contains_key(name)
+    }
+
+    /// The schema names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.compiled.keys().map(String::as_str)
+    }
+
+    /// Validates a document; returns one line per violation, each naming the
+    /// JSON pointer of the offending value.
+    pub fn violations(&self, name: &str, instance: &Value) -> Vec<String> {
+        let Some(validator) = self.compiled.get(name) else {
+            return vec![format!("no schema named {name:?}")];
+        };
+        validator
+            .iter_errors(instance)
+            .map(|err| {
+                let at = err.instance_path().to_string();
+                let at = if at.is_empty() { "/".to_string() } else { at };
+                format!("at {at}: {err}")
+            })
+            .collect()
+    }
+}
+
+/// Answers `$ref`s between our schemas from the embedded files, so that
+/// validation never touches the network (jsonschema is built without its HTTP
+/// client).
+struct Embedded(BTreeMap<String, Value>);
+
+impl Retrieve for Embedded {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let text = uri.as_str();
+        let name = text
+            .strip_prefix(BASE_URI)
+            .map(|rest| rest.trim_end_matches(".json"))
+            .ok_or_else(|| format!("{text} is not one of agent-conform's schemas"))?;
+        self.0
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no schema {name}.json in schemas/").into())
+    }
+}
+
+fn host_integer_factory<'a>(
+    _parent: &'a Map<String, Value>,
+    value: &'a Value,
+    _path: Location,
+) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+    Ok(Box::new(HostInteger(value.as_bool().unwrap_or(false))))
+}
+
+/// `"hostInteger": true`: a number must have been written without a fraction
+/// or an exponent. serde_json keeps such numbers as floats, which is how we
+/// can tell `1` from `1.0` after parsing.
+struct HostInteger(bool);
+
+impl<'i> Keyword<'i> for HostInteger {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(format!(
+                "{instance} is written with a fraction or an exponent; the host's decoder \
+                 (Go encoding/json) accepts only a plain integer here"
+            )))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::Number(n) if self.0 => n.is_i64() || n.is_u64(),
+            _ => true,
+        }
+    }
+}
+
+/// Decodes stdout as the host does: exactly one JSON value, surrounded by
+/// whitespace at most. Returns a message naming the problem otherwise.
+pub fn decode_host_json(bytes: &[u8]) -> Result<Value, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("stdout is empty; the host expects one JSON value".to_string());
+    }
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    let value = match stream.next() {
+        Some(Ok(value)) => value,
+        Some(Err(err)) => return Err(format!("stdout is not valid JSON: {err}")),
+        None => return Err("stdout holds no JSON value".to_string()),
+    };
+    let rest = &bytes[stream.byte_offset()..];
+    match rest.iter().position(|b| !b.is_ascii_whitespace()) {
+        None => Ok(value),
+        Some(at) => Err(format!(
+            "stdout holds more than one JSON value: {:?} follows the first at byte {}; \
+             the host's decoder rejects anything but whitespace after it",
+            excerpt(&rest[at..]),
+            stream.byte_offset() + at
+        )),
+    }
+}
+
+fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
+    if bytes.len() > 40 {
+        format!("{text}…")
+    } else {
+        text
+    }
+}
