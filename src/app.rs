@@ -100,6 +100,10 @@ struct RunArgs {
     #[arg(long)]
     keep_temp: bool,
 
+    /// Report format on stdout: human text, or one JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+
     /// When to use colours.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -111,6 +115,12 @@ struct RunArgs {
     /// Print only the failures and the summary.
     #[arg(long, short = 'q')]
     quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -210,7 +220,10 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         },
         strict: args.strict,
     };
-    print_stdout(&human.render(&report));
+    match args.format {
+        Format::Human => print_stdout(&human.render(&report)),
+        Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
+    }
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
 }
 
@@ -279,13 +292,14 @@ fn print_stdout(text: &str) {
 
 fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
     let (_, suite) = load(cases)?;
-    if let Some(cap) = capability {
-        if cap != "core" && !case::CAPABILITIES.contains(&cap) {
-            return Err(UsageError::new(
-                format!("unknown capability {cap:?}"),
-                format!("use core or one of: {}", case::CAPABILITIES.join(", ")),
-            ));
-        }
+    if let Some(cap) = capability
+        && cap != "core"
+        && !case::CAPABILITIES.contains(&cap)
+    {
+        return Err(UsageError::new(
+            format!("unknown capability {cap:?}"),
+            format!("use core or one of: {}", case::CAPABILITIES.join(", ")),
+        ));
     }
     let mut text = String::new();
     for c in suite

@@ -465,16 +465,16 @@ fn validate(case: &Case, schemas: &Schemas, fixtures: &Fixtures) -> Result<(), L
         line: Some(line),
         reason: format!("case {}: {reason}", case.id),
     };
-    if let Some(cap) = &case.capability {
-        if !CAPABILITIES.contains(&cap.as_str()) {
-            return Err(fail(
-                case.origin.line,
-                format!(
-                    "unknown capability {cap:?}; known: {}",
-                    CAPABILITIES.join(", ")
-                ),
-            ));
-        }
+    if let Some(cap) = &case.capability
+        && !CAPABILITIES.contains(&cap.as_str())
+    {
+        return Err(fail(
+            case.origin.line,
+            format!(
+                "unknown capability {cap:?}; known: {}",
+                CAPABILITIES.join(", ")
+            ),
+        ));
     }
     if case.steps.is_empty() {
         return Err(fail(case.origin.line, "has no steps".to_string()));
@@ -517,14 +517,14 @@ impl Known<'_> {
         if let Some(stdin) = &step.stdin {
             self.check_source(stdin, captures, names)?;
         }
-        if let Some(name) = &step.expect.stdout_schema {
-            if !self.schemas.contains(name) {
-                let known: Vec<_> = self.schemas.names().collect();
-                return Err(format!(
-                    "no schema named {name:?} in schemas/; known: {}",
-                    known.join(", ")
-                ));
-            }
+        if let Some(name) = &step.expect.stdout_schema
+            && !self.schemas.contains(name)
+        {
+            let known: Vec<_> = self.schemas.names().collect();
+            return Err(format!(
+                "no schema named {name:?} in schemas/; known: {}",
+                known.join(", ")
+            ));
         }
         if let Some(stdout) = &step.expect.stdout {
             self.check_source(stdout, captures, names)?;

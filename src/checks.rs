@@ -85,10 +85,10 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         return Verdict::Checked(findings, None);
     }
     let code = out.exit_code();
-    if code != Some(0) {
-        if let Some(refusal) = &ctx.step.on_refusal {
-            return Verdict::Refused(refusal.clone());
-        }
+    if code != Some(0)
+        && let Some(refusal) = &ctx.step.on_refusal
+    {
+        return Verdict::Refused(refusal.clone());
     }
     match (ctx.step.expect.exit, code) {
         (ExitExpect::Success, Some(0)) | (ExitExpect::Any, Some(0)) => {}
@@ -238,10 +238,10 @@ pub fn compare_bytes(what: &str, want: &[u8], got: &[u8]) -> Option<Finding> {
 }
 
 fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Finding> {
-    if let Some(cond) = &a.when {
-        if doc.pointer(&cond.pointer) != Some(&cond.equals) {
-            return Vec::new();
-        }
+    if let Some(cond) = &a.when
+        && doc.pointer(&cond.pointer) != Some(&cond.equals)
+    {
+        return Vec::new();
     }
     let severity = a.severity.unwrap_or(ctx.severity);
     select(doc, &a.pointer)
@@ -308,13 +308,13 @@ fn check_value(
             _ => return Err(simple(format!("{value} does not contain {needle:?}"))),
         }
     }
-    if let Some(t) = &a.json_type {
-        if type_name(value) != t {
-            return Err(simple(format!(
-                "must be of type {t}, got {}: {value}",
-                type_name(value)
-            )));
-        }
+    if let Some(t) = &a.json_type
+        && type_name(value) != t
+    {
+        return Err(simple(format!(
+            "must be of type {t}, got {}: {value}",
+            type_name(value)
+        )));
     }
     if a.absolute_path == Some(true) {
         match value.as_str() {

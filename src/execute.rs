@@ -140,11 +140,11 @@ impl Run<'_> {
     /// Runs one case; returns its report and the last step's stdout JSON.
     fn case(&self, case: &Case) -> (CaseReport, Option<Value>) {
         let start = Instant::now();
-        if let Some(cap) = &case.capability {
-            if self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true)) {
-                let reason = format!("capability {cap} is not declared in info");
-                return (report_shell(case, CaseOutcome::Skipped(reason)), None);
-            }
+        if let Some(cap) = &case.capability
+            && self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true))
+        {
+            let reason = format!("capability {cap} is not declared in info");
+            return (report_shell(case, CaseOutcome::Skipped(reason)), None);
         }
         let mut sandbox = match Sandbox::create(&sandbox_prefix(&case.id)) {
             Ok(sandbox) => sandbox,

@@ -54,7 +54,7 @@ pub struct StepReport {
     /// "exited", "timed-out", "signal" or "not-started".
     pub termination: String,
     /// Wall time of the invocation.
-    #[serde(serialize_with = "millis")]
+    #[serde(serialize_with = "millis", rename = "duration_ms")]
     pub duration: Duration,
     /// Bytes of stdout kept.
     pub stdout_bytes: usize,
@@ -86,7 +86,7 @@ pub struct CaseReport {
     /// A note on the outcome (an accepted refusal, say).
     pub note: Option<String>,
     /// Wall time of the case, sandbox included.
-    #[serde(serialize_with = "millis")]
+    #[serde(serialize_with = "millis", rename = "duration_ms")]
     pub duration: Duration,
     /// The steps that ran.
     pub steps: Vec<StepReport>,
@@ -127,10 +127,10 @@ pub struct RunReport {
     /// Cases in suite order (never completion order).
     pub cases: Vec<CaseReport>,
     /// Wall time of the run.
-    #[serde(serialize_with = "millis")]
+    #[serde(skip)]
     pub wall: Duration,
     /// Sum of all invocations' wall times.
-    #[serde(serialize_with = "millis")]
+    #[serde(skip)]
     pub invocations: Duration,
     /// Cases run in parallel.
     pub jobs: usize,

@@ -216,10 +216,8 @@ fn read_bounded<R: Read + Send + 'static>(
                 Err(_) => break,
             }
         }
-        if overflow {
-            if let Some(flag) = flooded {
-                flag.store(true, Ordering::SeqCst);
-            }
+        if overflow && let Some(flag) = flooded {
+            flag.store(true, Ordering::SeqCst);
         }
         let _ = tx.send(Captured { bytes, overflow });
     });

@@ -2,6 +2,7 @@
 //! for one audience.
 
 pub mod human;
+pub mod json;
 
 use std::fmt::Write as _;
 

@@ -1,0 +1,39 @@
+//! The JSON report (`--format json`): one document on stdout for machines.
+//! Its shape is `schemas/report.json`; `report_version` changes when a field
+//! changes meaning or goes away.
+
+use serde_json::{Value, json};
+
+use crate::results::RunReport;
+
+/// The version of the report's shape.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Renders the report as one JSON document.
+pub fn render(run: &RunReport, strict: bool) -> String {
+    let doc = document(run, strict);
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string());
+    text.push('\n');
+    text
+}
+
+/// The report as a JSON value.
+pub fn document(run: &RunReport, strict: bool) -> Value {
+    let counts = run.counts();
+    json!({
+        "report_version": REPORT_VERSION,
+        "harness": {"name": "agent-conform", "version": env!("CARGO_PKG_VERSION")},
+        "plugin": {"path": run.plugin, "info": run.info},
+        "strict": strict,
+        "passed": !run.failed(strict),
+        "counts": counts,
+        "wall_ms": ms(run.wall),
+        "invocations_ms": ms(run.invocations),
+        "jobs": run.jobs,
+        "cases": run.cases,
+    })
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}

@@ -1,0 +1,79 @@
+//! Misuse of agent-conform itself: one sentence, a hint, exit 2.
+
+mod common;
+
+use assert_cmd::prelude::*;
+use predicates::prelude::*;
+
+#[test]
+fn a_missing_plugin_exits_2_with_one_sentence_and_a_hint() {
+    common::harness()
+        .arg("./no-such-file")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("error: no such file: ./no-such-file")
+                .and(predicate::str::contains("hint:")),
+        );
+}
+
+#[test]
+fn a_directory_or_a_file_without_execute_bit_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    common::harness()
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    let file = dir.path().join("entire-agent-x");
+    std::fs::write(&file, "#!/bin/sh\n").unwrap();
+    common::harness().arg(&file).assert().code(2).stderr(
+        predicate::str::contains("not executable").and(predicate::str::contains("chmod +x")),
+    );
+}
+
+#[test]
+fn a_bad_flag_exits_2() {
+    common::harness().args(["--bogus", "x"]).assert().code(2);
+    common::harness()
+        .args(["--timeout", "abc", "x"])
+        .assert()
+        .code(2);
+    common::harness()
+        .args(["--color", "sometimes", "x"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn help_shows_examples_for_terminal_and_ci() {
+    common::harness()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("In CI").and(predicate::str::contains("--strict")));
+}
+
+#[test]
+fn schema_and_explain_and_list() {
+    common::harness()
+        .args(["schema", "event"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"hostInteger\""));
+    common::harness()
+        .args(["explain", "core.chunk.round-trip"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("reassemble-transcript"));
+    common::harness()
+        .args(["explain", "core.chunk.roundtrip"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean"));
+    common::harness()
+        .args(["list", "--capability", "core"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("core.info.identity"));
+}

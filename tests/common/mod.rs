@@ -1,0 +1,100 @@
+//! Helpers shared by the integration tests: the harness binary, the reference
+//! plugin (built on demand), and runs decoded from `--format json`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The harness under test.
+pub fn harness() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_agent-conform"))
+}
+
+/// The reference plugin, built once per test process with the same cargo.
+pub fn reference() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = Command::new(cargo)
+                .args(["build", "--quiet", "-p", "entire-agent-reference"])
+                .current_dir(root())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the reference plugin failed");
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root().join("target"));
+            target.join("debug").join("entire-agent-reference")
+        })
+        .clone()
+}
+
+/// A fixture plugin under tests/plugins.
+pub fn plugin(name: &str) -> PathBuf {
+    root().join("tests").join("plugins").join(name)
+}
+
+/// The outcome of a run: exit code and the JSON report.
+pub struct Run {
+    /// Process exit code.
+    pub code: i32,
+    /// The decoded report.
+    pub report: Value,
+}
+
+impl Run {
+    /// Ids of the cases with this outcome kind (passed, failed, warning, ...).
+    pub fn ids(&self, kind: &str) -> Vec<String> {
+        self.report["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["outcome"]["kind"] == kind)
+            .map(|c| c["id"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// All messages of the findings of one case, joined.
+    pub fn messages(&self, id: &str) -> String {
+        self.report["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["id"] == id)
+            .flat_map(|c| c["steps"].as_array().cloned().unwrap_or_default())
+            .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+            .map(|f| f["message"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Runs the harness with `--format json` on a plugin.
+pub fn run_json(plugin: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = harness();
+    cmd.arg("--format").arg("json").args(args).arg(plugin);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("agent-conform runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the JSON report does not parse ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        report,
+    }
+}
