@@ -1,0 +1,265 @@
+//! The fault switch: a testing aid, not part of the protocol.
+//!
+//! A conformance harness must prove that it *catches* broken plugins, not only that
+//! it passes a good one. Setting `ENTIRE_AGENT_REFERENCE_FAULT=<name>` makes this
+//! plugin misbehave in exactly one way, at one place, while everything else stays
+//! correct, so a test can assert that the harness reports that one failure.
+//!
+//! Unset or empty means correct behaviour. An unknown name is a usage error (exit 2)
+//! for every subcommand, so a typo in a test is loud instead of silently testing the
+//! correct plugin. `entire-agent-reference --list-faults` prints every name.
+//!
+//! Plugin authors copying this code should delete this module and every
+//! `ctx.fault(...)` check: none of them is needed by a real plugin.
+
+use crate::error::{Error, Result};
+
+/// The environment variable that selects a fault.
+pub const ENV_VAR: &str = "ENTIRE_AGENT_REFERENCE_FAULT";
+
+/// Declares the [`Fault`] enum together with the name of each variant, so the
+/// list of names can never drift from the enum.
+macro_rules! faults {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, )*) => {
+        /// One deliberate misbehaviour. Each variant documents what breaks.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Fault {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl Fault {
+            /// Every fault, in documentation order.
+            pub const ALL: &'static [Fault] = &[$(Fault::$variant,)*];
+
+            /// The name used in `ENTIRE_AGENT_REFERENCE_FAULT`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Fault::$variant => $name, )*
+                }
+            }
+        }
+    };
+}
+
+faults! {
+    // --- info ---
+    /// `info` reports `protocol_version` 2, which the host refuses to register.
+    InfoProtocol2 = "info-protocol-2",
+    /// `info` writes `protocol_version` as `1.0`; Go's decoder rejects a float for an int.
+    InfoProtocolFloat = "info-protocol-float",
+    /// `info` reports an empty `name`.
+    InfoEmptyName = "info-empty-name",
+    /// `info` omits the `description` field.
+    InfoMissingDescription = "info-missing-description",
+    /// `info` prints valid JSON followed by `\n{}`: two JSON values, which the host rejects.
+    InfoTrailingGarbage = "info-trailing-garbage",
+    /// `info` declares the hooks capability but lists no hook names.
+    InfoHooksNoNames = "info-hooks-no-names",
+    /// `info` fails: exit 1 with "info crashed" on stderr.
+    InfoCrash = "info-crash",
+    /// `info` sleeps 15 s before answering, past the host's 10 s discovery limit.
+    InfoSlow = "info-slow",
+    /// `info` reports the name "other-agent", not the one in the binary's file name.
+    InfoNameMismatch = "info-name-mismatch",
+
+    // --- detect ---
+    /// `detect` answers `{"present":"yes"}`: a string where a bool belongs.
+    DetectStringBool = "detect-string-bool",
+    /// `detect` sleeps an hour: the host must kill it at its deadline.
+    DetectHang = "detect-hang",
+    /// `detect` writes 11 MiB of `x` to stdout, over the host's 10 MiB limit.
+    DetectFlood = "detect-flood",
+
+    // --- session ---
+    /// `get-session-id` answers `"wrong-" + id`.
+    SessionIdWrong = "session-id-wrong",
+    /// `get-session-dir` answers an empty directory.
+    SessionDirEmpty = "session-dir-empty",
+    /// `get-session-dir` answers the relative directory `.reference/sessions`.
+    SessionDirRelative = "session-dir-relative",
+    /// `resolve-session-file` ignores the id and answers `D/session.jsonl`.
+    ResolveDropsId = "resolve-drops-id",
+    /// `resolve-session-file` joins the raw id, so `../x` escapes the session dir.
+    ResolveTraversal = "resolve-traversal",
+    /// `write-session` exits 1 with nothing on stderr and writes nothing.
+    WriteSessionSilentFailure = "write-session-silent-failure",
+    /// `read-session` flips the lowest bit of the last byte of `native_data`.
+    ReadSessionCorruptNative = "read-session-corrupt-native",
+    /// `read-session` encodes `native_data` in the URL-safe base64 alphabet.
+    ReadSessionUrlsafe = "read-session-urlsafe",
+    /// `read-session` encodes `native_data` without `=` padding.
+    ReadSessionUnpadded = "read-session-unpadded",
+    /// `read-session` answers `"modified_files": null`.
+    ReadSessionNullFiles = "read-session-null-files",
+    /// `read-session` answers the non-RFC-3339 `start_time` "13/01/2026 12:00".
+    ReadSessionBadStartTime = "read-session-bad-start-time",
+    /// `read-session` answers the display type "Reference Agent" as `agent_name`.
+    ReadSessionWrongAgentName = "read-session-wrong-agent-name",
+    /// `read-session` answers an empty `repo_path`.
+    ReadSessionDropsRepoPath = "read-session-drops-repo-path",
+
+    // --- transcript storage ---
+    /// `read-transcript` appends a `\n` to the file's bytes.
+    ReadTranscriptAddsNewline = "read-transcript-adds-newline",
+    /// `chunk-transcript` returns the whole input as one chunk, whatever `--max-size`.
+    ChunkIgnoresMaxSize = "chunk-ignores-max-size",
+    /// `chunk-transcript` encodes chunks in the URL-safe base64 alphabet.
+    ChunkUrlsafe = "chunk-urlsafe",
+    /// `chunk-transcript` encodes chunks without `=` padding.
+    ChunkUnpadded = "chunk-unpadded",
+    /// `chunk-transcript` drops one final `\n` of the input, so the round trip loses it.
+    ChunkDropsTrailingNewline = "chunk-drops-trailing-newline",
+    /// `chunk-transcript` accepts `--max-size 0` (as "unlimited").
+    ChunkAcceptsZero = "chunk-accepts-zero",
+    /// `chunk-transcript` accepts a negative `--max-size` (as "unlimited").
+    ChunkAcceptsNegative = "chunk-accepts-negative",
+    /// `chunk-transcript` accepts a non-numeric `--max-size` (as "unlimited").
+    ChunkAcceptsGarbageSize = "chunk-accepts-garbage-size",
+    /// `chunk-transcript` answers `{"chunks":null}` for empty input.
+    ChunksNull = "chunks-null",
+    /// `reassemble-transcript` joins the chunks with nothing instead of `\n`.
+    ReassembleNoSeparator = "reassemble-no-separator",
+    /// `reassemble-transcript` appends a `\n` to its output.
+    ReassembleTrailingNewline = "reassemble-trailing-newline",
+    /// `reassemble-transcript` fails on an empty chunks array.
+    ReassembleEmptyError = "reassemble-empty-error",
+    /// `reassemble-transcript` skips chunks that are not valid base64 and exits 0.
+    ReassembleLenientBase64 = "reassemble-lenient-base64",
+    /// `reassemble-transcript` treats a missing or non-array `chunks` as empty.
+    ReassembleMissingChunksOk = "reassemble-missing-chunks-ok",
+    /// `format-resume-command` answers an empty command.
+    ResumeEmpty = "resume-empty",
+
+    // --- command line and errors ---
+    /// An unknown subcommand prints `{}` and exits 0 instead of failing.
+    UnknownSubcommandOk = "unknown-subcommand-ok",
+    /// No subcommand prints the usage on stdout and exits 0 instead of failing.
+    NoSubcommandOk = "no-subcommand-ok",
+    /// Every error exits 1 with nothing on stderr.
+    SilentErrors = "silent-errors",
+    /// Invalid JSON on the stdin of get-session-id, read-session and write-session is
+    /// taken as `{}`; get-session-id then answers `{"session_id":"unknown"}`.
+    InvalidJsonOk = "invalid-json-ok",
+    /// A missing required flag is taken as the empty string.
+    MissingFlagOk = "missing-flag-ok",
+    /// Invalid JSON on stdin makes the plugin panic (Rust's message, exit 101).
+    PanicOnInvalidJson = "panic-on-invalid-json",
+
+    // --- hooks ---
+    /// `install-hooks` appends every Entire hook again on each run and reports them all.
+    InstallNotIdempotent = "install-not-idempotent",
+    /// `install-hooks` reports 0 hooks installed even on the first install.
+    InstallReportsZero = "install-reports-zero",
+    /// `install-hooks` writes a fresh settings file, dropping the user's keys and hooks.
+    InstallClobbersSettings = "install-clobbers-settings",
+    /// `install-hooks` rejects `--local-dev`.
+    InstallRejectsLocalDev = "install-rejects-local-dev",
+    /// `install-hooks` rejects `--force`.
+    InstallRejectsForce = "install-rejects-force",
+    /// `uninstall-hooks` does nothing and exits 0.
+    UninstallNoop = "uninstall-noop",
+    /// `uninstall-hooks` removes the whole `.reference/` directory, user files included.
+    UninstallDeletesDir = "uninstall-deletes-dir",
+    /// `uninstall-hooks` leaves behind the empty `{}` settings file it created.
+    UninstallLeavesFile = "uninstall-leaves-file",
+    /// `are-hooks-installed` always answers `{"installed":true}`.
+    AreInstalledAlwaysTrue = "are-installed-always-true",
+    /// `are-hooks-installed` answers the string `"true"`/`"false"` instead of a bool.
+    AreInstalledString = "are-installed-string",
+    /// `parse-hook --hook stop` answers type 2 (TurnStart) instead of 3 (TurnEnd).
+    ParseHookWrongType = "parse-hook-wrong-type",
+    /// `parse-hook --hook session-start` answers type 0, which is no event type.
+    ParseHookTypeZero = "parse-hook-type-zero",
+    /// `parse-hook` events omit `session_id`.
+    ParseHookNoSessionId = "parse-hook-no-session-id",
+    /// `parse-hook` events carry the timestamp "now", which is not RFC 3339.
+    ParseHookBadTimestamp = "parse-hook-bad-timestamp",
+    /// `parse-hook --hook stop` without a transcript path answers an event without
+    /// `session_ref` instead of `null`.
+    ParseHookTurnendNoRef = "parse-hook-turnend-no-ref",
+    /// `parse-hook` pre-task/post-task events omit `tool_use_id`.
+    ParseHookSubagentNoToolUseId = "parse-hook-subagent-no-tool-use-id",
+    /// `parse-hook` with empty stdin prints `not json` and exits 0.
+    ParseHookEmptyOk = "parse-hook-empty-ok",
+    /// `parse-hook` with an unknown hook name exits 1 with nothing on stderr.
+    ParseHookUnknownErrorSilent = "parse-hook-unknown-error-silent",
+
+    // --- transcript analysis ---
+    /// `get-transcript-position` answers the position as a string.
+    PositionString = "position-string",
+    /// `get-transcript-position` answers -1.
+    PositionNegative = "position-negative",
+    /// `extract-modified-files` ignores `--offset` and reads the whole transcript.
+    ModifiedFilesIgnoreOffset = "modified-files-ignore-offset",
+    /// `extract-modified-files` answers `"files": null`.
+    ModifiedFilesNull = "modified-files-null",
+    /// `extract-modified-files` always answers `current_position` 0.
+    PositionWrongCurrent = "position-wrong-current",
+    /// `extract-prompts` ignores `--offset` and reads the whole transcript.
+    PromptsIgnoreOffset = "prompts-ignore-offset",
+    /// `extract-summary` writes `has_summary` as a string.
+    SummaryStringBool = "summary-string-bool",
+    /// `calculate-tokens` writes `input_tokens` as float text (`1500.0`).
+    TokensFloat = "tokens-float",
+    /// `calculate-tokens` ignores `--offset` and counts the whole transcript.
+    TokensIgnoreOffset = "tokens-ignore-offset",
+    /// `calculate-tokens` omits `output_tokens`, a required field.
+    TokensMissingOutput = "tokens-missing-output",
+    /// `generate-text` prints the bare text instead of `{"text": ...}`.
+    GenerateTextPlain = "generate-text-plain",
+    /// `write-hook-response` prints nothing.
+    HookResponseEmpty = "hook-response-empty",
+    /// `extract-all-modified-files` ignores `--subagents-dir`.
+    SubagentFilesIgnoreDir = "subagent-files-ignore-dir",
+    /// `calculate-total-tokens` answers `subagent_tokens: null` even with subagent transcripts.
+    SubagentTokensNull = "subagent-tokens-null",
+    /// `prepare-transcript` exits 0 for a transcript that does not exist.
+    PrepareMissingOk = "prepare-missing-ok",
+    /// Every subcommand also writes 11 MiB to stderr (its output stays correct).
+    StderrFlood = "stderr-flood",
+}
+
+impl Fault {
+    /// Look a fault up by its name.
+    pub fn from_name(name: &str) -> Option<Fault> {
+        Fault::ALL
+            .iter()
+            .copied()
+            .find(|fault| fault.name() == name)
+    }
+}
+
+/// The fault selected by the environment, if any.
+///
+/// Returns `Err` (a usage error, exit 2) for a name that is not a fault.
+pub fn active() -> Result<Option<Fault>> {
+    let Some(raw) = std::env::var_os(ENV_VAR) else {
+        return Ok(None);
+    };
+    let name = raw.to_string_lossy();
+    let name = name.trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    Fault::from_name(name).map(Some).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown {ENV_VAR} {name:?} (run with --list-faults for the names)"
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for fault in Fault::ALL {
+            assert_eq!(Fault::from_name(fault.name()), Some(*fault));
+        }
+        let mut names: Vec<_> = Fault::ALL.iter().map(|f| f.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Fault::ALL.len());
+    }
+}

@@ -1,0 +1,262 @@
+//! Session management: where the agent keeps its sessions and how a session is
+//! read into, and restored from, the host's AgentSession object.
+//!
+//! A session of the reference agent is one JSONL transcript file,
+//! `$HOME/.reference/projects/<sanitized repo path>/<session id>.jsonl`. The
+//! AgentSession's `native_data` is that file's bytes, unchanged, so a
+//! `read-session` followed by a `write-session` restores the file byte for byte.
+
+use std::fs;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use crate::Request;
+use crate::context::Context;
+use crate::error::{Error, ErrorContext, Result};
+use crate::faults::Fault;
+use crate::identity::{AGENT_NAME, AGENT_TYPE};
+use crate::output::Output;
+use crate::protocol::{self, AgentSession, HookInput, WriteSessionRequest};
+use crate::transcript;
+use crate::variants::Variant;
+
+/// `get-session-id`: the `session_id` of the HookInput on stdin.
+pub fn get_session_id(ctx: &Context, request: &Request) -> Result<Output> {
+    let (input, coerced) = parse_request::<HookInput>(ctx, &request.stdin, "HookInput")?;
+    let session_id = match input.session_id.filter(|id| !id.is_empty()) {
+        Some(id) if ctx.fault(Fault::SessionIdWrong) => format!("wrong-{id}"),
+        Some(id) => id,
+        None if coerced => "unknown".to_owned(),
+        None if ctx.variant(Variant::GeneratedSessionId) => generated_session_id(),
+        None => return Err(Error::failed("HookInput has no session_id")),
+    };
+    Ok(Output::Json(json!({ "session_id": session_id })))
+}
+
+/// A fresh `ref-<16 hex digits>` id from the clock and the process id
+/// (the `generated-session-id` variant).
+fn generated_session_id() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    // Keep the low 64 bits of the clock; the pid separates processes started
+    // within the same nanosecond.
+    let clock = u64::try_from(nanos & u128::from(u64::MAX)).unwrap_or(0);
+    format!("ref-{:016x}", clock ^ (u64::from(std::process::id()) << 40))
+}
+
+/// `get-session-dir --repo-path P`: `$HOME/.reference/projects/<P sanitized>`.
+///
+/// The repository path becomes one directory name by replacing every byte that
+/// is not an ASCII letter or digit with `-`, as Claude Code does, so sessions of
+/// different repositories never mix.
+pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
+    let repo_path = request.args.value("--repo-path");
+    if !Path::new(repo_path).is_absolute() {
+        return Err(Error::failed(format!(
+            "--repo-path must be an absolute path, got {repo_path:?}"
+        )));
+    }
+    let home = ctx
+        .home()
+        .ok_or_else(|| Error::failed("HOME is not set: cannot locate the session directory"))?;
+    if !home.is_absolute() {
+        return Err(Error::failed(format!(
+            "HOME must be an absolute path, got {:?}",
+            home.display()
+        )));
+    }
+    let session_dir = match ctx.fault {
+        Some(Fault::SessionDirEmpty) => String::new(),
+        Some(Fault::SessionDirRelative) => ".reference/sessions".to_owned(),
+        _ => home
+            .join(".reference")
+            .join("projects")
+            .join(sanitize_path(repo_path))
+            .to_string_lossy()
+            .into_owned(),
+    };
+    Ok(Output::Json(json!({ "session_dir": session_dir })))
+}
+
+/// Replace every byte that is not an ASCII alphanumeric with `-`.
+fn sanitize_path(path: &str) -> String {
+    path.bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() {
+                char::from(byte)
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// `resolve-session-file --session-dir D --session-id ID`: `D/ID.jsonl`.
+///
+/// The id comes from an agent payload, so it is untrusted: one that could name a
+/// file outside `D` (a separator, `.`/`..`, or `..` anywhere) is refused.
+pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> {
+    let session_dir = Path::new(request.args.value("--session-dir"));
+    let session_id = request.args.value("--session-id");
+    let file_name = match ctx.fault {
+        Some(Fault::ResolveDropsId) => "session.jsonl".to_owned(),
+        Some(Fault::ResolveTraversal) => format!("{session_id}.jsonl"),
+        _ => {
+            check_session_id(session_id)?;
+            format!("{session_id}.jsonl")
+        }
+    };
+    let session_file = session_dir.join(file_name);
+    Ok(Output::Json(
+        json!({ "session_file": session_file.to_string_lossy() }),
+    ))
+}
+
+/// Refuse session ids that could escape the session directory.
+fn check_session_id(session_id: &str) -> Result<()> {
+    let problem = if session_id.is_empty() {
+        "is empty"
+    } else if session_id.contains(['/', '\\']) {
+        "contains a path separator"
+    } else if session_id.contains("..") || session_id == "." {
+        "could leave the session directory"
+    } else if session_id.contains('\0') {
+        "contains a NUL byte"
+    } else {
+        return Ok(());
+    };
+    Err(Error::failed(format!(
+        "--session-id {session_id:?} {problem}"
+    )))
+}
+
+/// `read-session`: the session named by the HookInput on stdin, as AgentSession.
+pub fn read_session(ctx: &Context, request: &Request) -> Result<Output> {
+    let (input, _) = parse_request::<HookInput>(ctx, &request.stdin, "HookInput")?;
+    let session_ref = input.session_ref.unwrap_or_default();
+    if session_ref.is_empty() {
+        return Err(Error::failed("HookInput has no session_ref"));
+    }
+    let content =
+        fs::read(&session_ref).context(|| format!("reading session file {session_ref}"))?;
+
+    let native_data = if ctx.fault(Fault::ReadSessionCorruptNative) {
+        let mut corrupt = content.clone();
+        if let Some(last) = corrupt.last_mut() {
+            *last ^= 1;
+        }
+        encode_native(ctx, &corrupt)
+    } else {
+        encode_native(ctx, &content)
+    };
+    let session = AgentSession {
+        session_id: input.session_id.unwrap_or_default(),
+        agent_name: AGENT_NAME.to_owned(),
+        repo_path: ctx.repo_root()?.to_string_lossy().into_owned(),
+        session_ref,
+        start_time: transcript::start_time(&content).unwrap_or_default(),
+        native_data: Some(native_data),
+        modified_files: transcript::modified_files(&content, 0),
+        new_files: Vec::new(),
+        deleted_files: Vec::new(),
+    };
+
+    let mut answer = protocol::to_json(&session)?;
+    match ctx.fault {
+        Some(Fault::ReadSessionNullFiles) => answer["modified_files"] = json!(null),
+        Some(Fault::ReadSessionBadStartTime) => answer["start_time"] = json!("13/01/2026 12:00"),
+        Some(Fault::ReadSessionWrongAgentName) => answer["agent_name"] = json!(AGENT_TYPE),
+        Some(Fault::ReadSessionDropsRepoPath) => answer["repo_path"] = json!(""),
+        _ => {}
+    }
+    Ok(Output::Json(answer))
+}
+
+/// Base64 of the native data: standard and padded, unless a fault says otherwise.
+fn encode_native(ctx: &Context, bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE};
+    if ctx.fault(Fault::ReadSessionUrlsafe) {
+        URL_SAFE.encode(bytes)
+    } else if ctx.fault(Fault::ReadSessionUnpadded) {
+        STANDARD_NO_PAD.encode(bytes)
+    } else {
+        protocol::encode_bytes(bytes)
+    }
+}
+
+/// `write-session`: restore the transcript file from the AgentSession on stdin.
+///
+/// `native_data: null` means there is no data to restore: the file is left
+/// alone rather than truncated, so a session without data can never wipe a
+/// transcript. An empty string is zero bytes and does write an empty file.
+pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
+    if ctx.fault(Fault::WriteSessionSilentFailure) {
+        return Err(Error::Silent);
+    }
+    let (session, _) = parse_request::<WriteSessionRequest>(ctx, &request.stdin, "AgentSession")?;
+    let session_ref = session.session_ref.unwrap_or_default();
+    if session_ref.is_empty() {
+        return Err(Error::failed("AgentSession has no session_ref"));
+    }
+    let Some(native_data) = session.native_data else {
+        return Ok(Output::Nothing);
+    };
+    let bytes = protocol::decode_bytes(&native_data, "native_data")?;
+
+    let path = Path::new(&session_ref);
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)
+            .context(|| format!("creating directory {}", parent.display()))?;
+    }
+    fs::write(path, bytes).context(|| format!("writing session file {session_ref}"))?;
+    Ok(Output::Nothing)
+}
+
+/// Parse a JSON request of the session subcommands.
+///
+/// Returns the request and whether it was *coerced*: under the `invalid-json-ok`
+/// fault, stdin that is not JSON at all is taken as `{}` instead of failing.
+fn parse_request<T: DeserializeOwned + Default>(
+    ctx: &Context,
+    stdin: &[u8],
+    what: &str,
+) -> Result<(T, bool)> {
+    if ctx.fault(Fault::InvalidJsonOk) && !protocol::is_json(stdin) {
+        return Ok((T::default(), true));
+    }
+    Ok((protocol::parse_object(ctx, stdin, what)?, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitizes_every_non_alphanumeric_byte() {
+        assert_eq!(sanitize_path("/home/me/my repo"), "-home-me-my-repo");
+        assert_eq!(sanitize_path("/tmp/é"), "-tmp---");
+    }
+
+    #[test]
+    fn refuses_escaping_session_ids() {
+        for bad in ["", ".", "..", "a/b", "a\\b", "x..y", "../up"] {
+            assert!(check_session_id(bad).is_err(), "{bad:?}");
+        }
+        for good in ["abc", "a.b", "0d7e-uuid", ".hidden"] {
+            assert!(check_session_id(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn generated_ids_have_the_documented_shape() {
+        let id = generated_session_id();
+        let hex = id.strip_prefix("ref-").expect("prefix");
+        assert_eq!(hex.len(), 16);
+        assert!(hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+}
