@@ -104,8 +104,9 @@ pub enum Severity {
 pub struct FileSetup {
     /// Where, as a template (`{{tmp}}/transcript.jsonl`).
     pub path: String,
-    /// What it holds.
-    pub content: Source,
+    /// What it holds; none creates an empty directory at `path` instead.
+    #[serde(default)]
+    pub content: Option<Source>,
 }
 
 /// Bytes from somewhere: stdin, a file's content, an expected stdout.
@@ -122,6 +123,9 @@ pub enum Source {
     StdoutOf(String),
     /// A file in the sandbox, read when the step runs.
     File(String),
+    /// A file shipped beside the case file, by a path relative to it (a
+    /// plugin's own sample transcript or hook payload). Read at load time.
+    Path(String),
 }
 
 /// One invocation of the plugin.
@@ -131,8 +135,17 @@ pub struct Step {
     /// A name for reports and `stdout_of` (default: `step N`).
     #[serde(default)]
     pub name: Option<String>,
-    /// Arguments after the binary (templates).
-    pub args: Vec<String>,
+    /// Arguments after the binary (templates). A step has either `args` (it
+    /// runs the plugin) or `action` (the harness does something itself).
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// A harness action instead of a plugin invocation.
+    #[serde(default)]
+    pub action: Option<Action>,
+    /// Runs the step once per element of the array at this pointer in the
+    /// plugin's `info` output (`/hook_names`); `{{item}}` is the element.
+    #[serde(default)]
+    pub for_each: Option<String>,
     /// stdin; none gives the plugin no stdin, as the host does for
     /// subcommands without input.
     #[serde(default)]
@@ -165,6 +178,43 @@ pub struct Expect {
     /// stdout must equal these bytes exactly.
     #[serde(default)]
     pub stdout: Option<Source>,
+    /// stdout must be non-empty and carry this text, verbatim or in a JSON
+    /// string's escaped form (a template).
+    #[serde(default)]
+    pub stdout_carries: Option<String>,
+}
+
+/// Things the harness does between invocations, to check what no single
+/// invocation shows: that a user's own files and settings survive the
+/// plugin's hook installation (guide, "Hook Installation Patterns").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Records the files under the repository and HOME under this name.
+    Snapshot(String),
+    /// Puts a user file into each of `info.protected_dirs` (creating it).
+    PlantProtectedDirs,
+    /// Puts a user file into every directory created or changed since the
+    /// snapshot, and a user key into every JSON object file created or
+    /// changed, skipping paths that mention `entire` (plugin-owned).
+    PlantUserData {
+        /// The snapshot to compare with.
+        since: String,
+    },
+    /// Fails when a planted user file changed or went away, or a planted key
+    /// is missing from a file that still exists (or from any file that
+    /// existed before the plugin touched it).
+    VerifyUserData,
+    /// Warns about files created since the snapshot that are still there
+    /// (the install's leftovers after an uninstall).
+    CheckLeftovers {
+        /// The snapshot taken before the install.
+        since: String,
+    },
+    /// Empties the repository and HOME, then creates every JSON file learnt
+    /// by `plant_user_data` holding only the user's own key, as a user who
+    /// already had those settings files.
+    RestartWithLearntFiles,
 }
 
 /// The expected exit status.
@@ -207,14 +257,20 @@ pub struct JsonAssert {
     /// JSON pointer; a `*` segment means every element of an array.
     pub pointer: String,
     /// The value must equal this (strings take placeholders).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub equals: Option<Value>,
     /// The value must not equal this.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub not_equals: Option<Value>,
     /// The value must be a non-empty string or array.
     #[serde(default)]
     pub not_empty: Option<bool>,
+    /// The value must be null, an empty string, array or object.
+    #[serde(default)]
+    pub empty: Option<bool>,
+    /// The number must be at least this.
+    #[serde(default)]
+    pub min: Option<i64>,
     /// The string must contain this text (a template).
     #[serde(default)]
     pub contains: Option<String>,
@@ -241,6 +297,12 @@ pub struct JsonAssert {
     pub because: Option<String>,
 }
 
+/// Keeps an explicit `null` as `Some(Value::Null)`: `equals: null` is a
+/// check, not an absent key.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// A precondition of an assertion.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -261,20 +323,52 @@ impl Case {
             .unwrap_or_else(|| format!("step {}", index + 1))
     }
 
+    /// Calls `f` on every [`Source`] of the case.
+    pub fn for_each_source_mut(&mut self, f: &mut dyn FnMut(&mut Source)) {
+        for setup in &mut self.files {
+            if let Some(content) = &mut setup.content {
+                f(content);
+            }
+        }
+        for step in &mut self.steps {
+            let step = &mut step.value;
+            if let Some(stdin) = &mut step.stdin {
+                f(stdin);
+            }
+            if let Some(stdout) = &mut step.expect.stdout {
+                f(stdout);
+            }
+            for assert in &mut step.expect.json {
+                if let Some(source) = &mut assert.base64_equals {
+                    f(source);
+                }
+            }
+        }
+    }
+
     /// The capability shown in reports: the declared one or `core`.
     pub fn group(&self) -> &str {
         self.capability.as_deref().unwrap_or("core")
     }
 }
 
-/// Fixture files by name (the path under `fixtures/`).
+/// Fixture files by name (the path under `fixtures/`), and every other
+/// non-YAML file of the case trees by display path (for `path:` sources).
 #[derive(Debug, Default, Clone)]
-pub struct Fixtures(BTreeMap<String, Arc<[u8]>>);
+pub struct Fixtures {
+    by_name: BTreeMap<String, Arc<[u8]>>,
+    by_path: BTreeMap<String, Arc<[u8]>>,
+}
 
 impl Fixtures {
     /// A fixture's bytes.
     pub fn get(&self, name: &str) -> Option<&Arc<[u8]>> {
-        self.0.get(name)
+        self.by_name.get(name)
+    }
+
+    /// A file's bytes by its resolved display path.
+    pub fn file(&self, path: &str) -> Option<&Arc<[u8]>> {
+        self.by_path.get(path)
     }
 }
 
@@ -309,7 +403,7 @@ impl fmt::Display for LoadError {
 
 /// Loads the embedded suite, then every directory of `extra` (`--cases`).
 pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
-    let mut fixtures = BTreeMap::new();
+    let mut fixtures = Fixtures::default();
     let mut files = Vec::new();
     for (path, bytes) in embedded::CASES {
         add_source(
@@ -323,10 +417,17 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
     for dir in extra {
         read_dir_sources(dir, &mut files, &mut fixtures)?;
     }
-    let fixtures = Fixtures(fixtures);
     let mut cases = Vec::new();
     for (display, text) in files {
         cases.extend(parse_file(&display, &text)?);
+    }
+    for case in &mut cases {
+        let dir = parent_dir(&case.origin.file);
+        case.for_each_source_mut(&mut |source| {
+            if let Source::Path(rel) = source {
+                *rel = normalize(&format!("{dir}/{rel}"));
+            }
+        });
     }
     let mut seen = BTreeMap::new();
     for case in &cases {
@@ -352,19 +453,24 @@ fn add_source(
     rel: &str,
     bytes: Vec<u8>,
     files: &mut Vec<(String, Vec<u8>)>,
-    fixtures: &mut BTreeMap<String, Arc<[u8]>>,
+    fixtures: &mut Fixtures,
 ) {
-    if let Some(name) = rel.strip_prefix("fixtures/") {
-        fixtures.insert(name.to_string(), Arc::from(bytes));
-    } else if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+    let is_case_file = rel.ends_with(".yaml") || rel.ends_with(".yml");
+    if is_case_file && !rel.starts_with("fixtures/") {
         files.push((display.to_string(), bytes));
+        return;
     }
+    let bytes: Arc<[u8]> = Arc::from(bytes);
+    if let Some(name) = rel.strip_prefix("fixtures/") {
+        fixtures.by_name.insert(name.to_string(), bytes.clone());
+    }
+    fixtures.by_path.insert(display.to_string(), bytes);
 }
 
 fn read_dir_sources(
     dir: &Path,
     files: &mut Vec<(String, Vec<u8>)>,
-    fixtures: &mut BTreeMap<String, Arc<[u8]>>,
+    fixtures: &mut Fixtures,
 ) -> Result<(), LoadError> {
     let io_err = |path: &Path, err: std::io::Error| LoadError {
         file: path.display().to_string(),
@@ -484,7 +590,10 @@ fn validate(case: &Case, schemas: &Schemas, fixtures: &Fixtures) -> Result<(), L
     let ctx = Known { fixtures, schemas };
     for setup in &case.files {
         ctx.check_template(&setup.path, &captures)
-            .and_then(|()| ctx.check_source(&setup.content, &captures, &names))
+            .and_then(|()| match &setup.content {
+                Some(content) => ctx.check_source(content, &captures, &names),
+                None => Ok(()),
+            })
             .map_err(|reason| fail(case.origin.line, reason))?;
     }
     for (index, spanned) in case.steps.iter().enumerate() {
@@ -511,8 +620,22 @@ impl Known<'_> {
         captures: &BTreeSet<String>,
         names: &BTreeSet<String>,
     ) -> Result<(), String> {
-        for arg in &step.args {
+        match (&step.args, &step.action) {
+            (Some(_), Some(_)) => return Err("has both args and action; use one".to_string()),
+            (None, None) => {
+                return Err("has neither args (run the plugin) nor action".to_string());
+            }
+            _ => {}
+        }
+        for arg in step.args.iter().flatten() {
+            self.check_item(arg, step)?;
             self.check_template(arg, captures)?;
+        }
+        if let Some(pointer) = &step.for_each {
+            check_pointer(pointer)?;
+        }
+        if let Some(text) = &step.expect.stdout_carries {
+            self.check_template(text, captures)?;
         }
         if let Some(stdin) = &step.stdin {
             self.check_source(stdin, captures, names)?;
@@ -534,6 +657,15 @@ impl Known<'_> {
         }
         for pointer in step.capture.values() {
             check_pointer(pointer)?;
+        }
+        Ok(())
+    }
+
+    /// `{{item}}` only makes sense in a `for_each` step.
+    fn check_item(&self, text: &str, step: &Step) -> Result<(), String> {
+        let uses_item = Template::parse(text)?.vars().any(|v| *v == Var::Item);
+        if uses_item && step.for_each.is_none() {
+            return Err("uses {{item}} but has no for_each".to_string());
         }
         Ok(())
     }
@@ -580,6 +712,10 @@ impl Known<'_> {
                 "stdout_of names {step:?}, which is not an earlier step of this case"
             )),
             Source::StdoutOf(_) => Ok(()),
+            Source::Path(path) if self.fixtures.file(path).is_none() => Err(format!(
+                "no file {path} (a path: source is relative to the case file)"
+            )),
+            Source::Path(_) => Ok(()),
         }
     }
 
@@ -594,6 +730,8 @@ impl Known<'_> {
             a.equals.is_some(),
             a.not_equals.is_some(),
             a.not_empty == Some(true),
+            a.empty == Some(true),
+            a.min.is_some(),
             a.contains.is_some(),
             a.json_type.is_some(),
             a.absolute_path == Some(true),
@@ -602,9 +740,9 @@ impl Known<'_> {
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
-                "the assertion on {} must have exactly one check (equals, not_equals, \
-                 not_empty: true, contains, type, absolute_path: true, base64_max_len, \
-                 base64_equals)",
+                "the assertion on {:?} must have exactly one check (equals, not_equals, \
+                 not_empty: true, empty: true, min, contains, type, absolute_path: true, \
+                 base64_max_len, base64_equals)",
                 a.pointer
             ));
         }
@@ -627,6 +765,40 @@ impl Known<'_> {
             check_pointer(&cond.pointer)?;
         }
         Ok(())
+    }
+}
+
+/// The directory part of a display path (`cases/core/x.yaml` → `cases/core`).
+fn parent_dir(display: &str) -> String {
+    match display.rfind(['/', '\\']) {
+        Some(at) => display[..at].to_string(),
+        None => ".".to_string(),
+    }
+}
+
+/// Resolves `.` and `..` lexically, so that `a/b/../c` and `a/c` name the
+/// same loaded file.
+fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
     }
 }
 

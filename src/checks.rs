@@ -27,7 +27,8 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn failure(message: impl Into<String>) -> Finding {
+    /// A failure with only a message.
+    pub fn failure(message: impl Into<String>) -> Finding {
         Finding {
             severity: Severity::Failure,
             message: message.into(),
@@ -36,7 +37,8 @@ impl Finding {
         }
     }
 
-    fn warning(message: impl Into<String>) -> Finding {
+    /// A warning with only a message.
+    pub fn warning(message: impl Into<String>) -> Finding {
         Finding {
             severity: Severity::Warning,
             ..Finding::failure(message)
@@ -76,6 +78,8 @@ pub struct StepContext<'a> {
     pub resolve: &'a Resolve<'a>,
     /// The case's severity, the default of its assertions.
     pub severity: Severity,
+    /// The capability the case checks (none for core).
+    pub capability: Option<&'a str>,
 }
 
 /// Checks one outcome.
@@ -99,8 +103,14 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
             return Verdict::Checked(findings, None);
         }
         (ExitExpect::Success, _) => {
+            let declared = ctx.capability.map_or(String::new(), |cap| {
+                format!(
+                    " (capability {cap} is declared in info, so the host calls this \
+                     subcommand and expects it to work)"
+                )
+            });
             findings.push(
-                Finding::failure(format!("exited {}; expected 0", status_text(out)))
+                Finding::failure(format!("exited {}; expected 0{declared}", status_text(out)))
                     .diff("exit 0", format!("exit {}", status_text(out))),
             );
             return Verdict::Checked(findings, None);
@@ -179,6 +189,12 @@ fn check_stdout(
             Err(err) => findings.push(Finding::failure(format!("cannot evaluate the case: {err}"))),
         }
     }
+    if let Some(text) = &expect.stdout_carries {
+        match Template::parse(text).and_then(|t| t.expand(ctx.bindings)) {
+            Ok(text) => findings.extend(carries(&out.stdout, &text)),
+            Err(err) => findings.push(Finding::failure(format!("cannot evaluate the case: {err}"))),
+        }
+    }
     let wants_json =
         expect.stdout_schema.is_some() || !expect.json.is_empty() || !ctx.step.capture.is_empty();
     if !wants_json {
@@ -211,6 +227,41 @@ fn check_stdout(
         findings.extend(check_assert(ctx, assert, &json));
     }
     Some(json)
+}
+
+/// stdout must carry `text`: verbatim, or as the inside of a JSON string
+/// (with or without `\uXXXX` escapes for non-ASCII), so that a plugin may
+/// wrap the message in its agent's native JSON format.
+fn carries(stdout: &[u8], text: &str) -> Option<Finding> {
+    let haystack = String::from_utf8_lossy(stdout);
+    let json = serde_json::to_string(text).unwrap_or_default();
+    let json = json.trim_matches('"').to_string();
+    let ascii: String = json
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                escape_utf16(c)
+            }
+        })
+        .collect();
+    let forms = [text.to_string(), json, ascii];
+    if !haystack.trim().is_empty() && forms.iter().any(|f| haystack.contains(f.as_str())) {
+        return None;
+    }
+    Some(
+        Finding::failure("stdout does not carry the message (verbatim or JSON-escaped)")
+            .diff(text.to_string(), excerpt(stdout)),
+    )
+}
+
+fn escape_utf16(c: char) -> String {
+    let mut units = [0u16; 2];
+    c.encode_utf16(&mut units)
+        .iter()
+        .map(|u| format!("\\u{u:04x}"))
+        .collect()
 }
 
 /// Compares bytes; on a difference, names the first differing offset.
@@ -300,6 +351,19 @@ fn check_value(
     }
     if a.not_empty == Some(true) && is_empty(value) {
         return Err(simple(format!("must not be empty, got {value}")));
+    }
+    if a.empty == Some(true) && !is_empty(value) {
+        return Err(simple(format!("must be empty, got {value}")));
+    }
+    if let Some(min) = a.min {
+        match value.as_i64() {
+            Some(n) if n >= min => {}
+            _ => {
+                return Err(simple(format!(
+                    "must be a number of at least {min}, got {value}"
+                )));
+            }
+        }
     }
     if let Some(needle) = &a.contains {
         let needle = expand(needle)?;

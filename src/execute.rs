@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::case::{Case, Fixtures, RefusalOutcome, Severity, Source, Suite};
+use crate::case::{Action, Case, Fixtures, RefusalOutcome, Severity, Source, Suite};
 use crate::checks::{self, Finding, StepContext, Verdict};
 use crate::repro;
 use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
@@ -18,6 +18,7 @@ use crate::runner::{self, Invocation, Termination};
 use crate::sandbox::{self, Sandbox};
 use crate::schema::Schemas;
 use crate::template::{Bindings, Template, expand_json};
+use crate::userdata::UserData;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -192,12 +193,17 @@ impl Run<'_> {
     }
 
     fn write_files(&self, case: &Case, sandbox: &Sandbox, state: &CaseState) -> Result<(), String> {
-        let bindings = self.bindings(sandbox, state);
+        let bindings = self.bindings(sandbox, state, None);
         for setup in &case.files {
             let path = Template::parse(&setup.path)
                 .and_then(|t| t.expand(&bindings))
                 .map(PathBuf::from)?;
-            let bytes = self.resolve(&setup.content, &bindings, state)?;
+            let Some(content) = &setup.content else {
+                std::fs::create_dir_all(&path)
+                    .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+                continue;
+            };
+            let bytes = self.resolve(content, &bindings, state)?;
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -208,8 +214,14 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn bindings<'s>(&'s self, sandbox: &Sandbox, state: &'s CaseState) -> Bindings<'s> {
+    fn bindings<'s>(
+        &'s self,
+        sandbox: &Sandbox,
+        state: &'s CaseState,
+        item: Option<&'s Value>,
+    ) -> Bindings<'s> {
         Bindings {
+            item,
             repo: sandbox.repo().display().to_string(),
             home: sandbox.home().display().to_string(),
             tmp: sandbox.work().display().to_string(),
@@ -242,22 +254,103 @@ impl Run<'_> {
                 let path = Template::parse(path)?.expand(b)?;
                 std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))
             }
+            Source::Path(path) => self
+                .fixtures
+                .file(path)
+                .map(|bytes| bytes.to_vec())
+                .ok_or_else(|| format!("no file {path}")),
         }
     }
 
+    /// Runs step `index`: an action, one invocation, or one per element.
     fn step(&self, case: &Case, index: usize, sandbox: &Sandbox, state: &mut CaseState) -> StepEnd {
         let step = &case.steps[index].value;
-        let name = case.step_name(index);
-        let prepared = self.prepare(case, index, sandbox, state);
+        if let Some(action) = &step.action {
+            return self.action(case, index, action, sandbox, state);
+        }
+        let Some(pointer) = &step.for_each else {
+            return self.invoke(case, index, None, sandbox, state);
+        };
+        let Some(items) = self.info.pointer(pointer).and_then(Value::as_array) else {
+            let reason = format!("info output has no array at {pointer} to run this step for");
+            state
+                .reports
+                .push(setup_failure(&case.step_name(index), &[], reason));
+            return StepEnd::Stop;
+        };
+        for (n, item) in items.iter().enumerate() {
+            match self.invoke(case, index, Some((n, item)), sandbox, state) {
+                StepEnd::Continue => {}
+                other => return other,
+            }
+        }
+        StepEnd::Continue
+    }
+
+    /// Runs a harness action and records its findings as a step.
+    fn action(
+        &self,
+        case: &Case,
+        index: usize,
+        action: &Action,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> StepEnd {
+        let start = Instant::now();
+        let findings = match action {
+            Action::Snapshot(name) => {
+                state.user.snapshot(name, sandbox);
+                Vec::new()
+            }
+            Action::PlantProtectedDirs => state.user.plant_protected_dirs(&self.info, sandbox),
+            Action::PlantUserData { since } => state.user.plant_since(since, sandbox),
+            Action::VerifyUserData => state.user.verify(),
+            Action::CheckLeftovers { since } => state.user.leftovers(since, sandbox),
+            Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
+        };
+        let mut report = setup_failure(&case.step_name(index), &[], String::new());
+        report.termination = "action".to_string();
+        report.duration = start.elapsed();
+        report.findings = findings;
+        downgrade(case, &mut report);
+        let failed = report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Failure);
+        state.reports.push(report);
+        if failed {
+            StepEnd::Stop
+        } else {
+            StepEnd::Continue
+        }
+    }
+
+    /// Runs the plugin once for step `index` (element `item` of a for_each).
+    fn invoke(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> StepEnd {
+        let step = &case.steps[index].value;
+        let base = case.step_name(index);
+        let name = match item {
+            Some((_, value)) => format!("{base} [{}]", crate::template::value_text(value)),
+            None => base.clone(),
+        };
+        let prepared = self.prepare(case, index, item, sandbox, state);
         let (inv, stdin_file) = match prepared {
             Ok(prepared) => prepared,
             Err(reason) => {
-                state.reports.push(setup_failure(&name, &step.args, reason));
+                let args = step.args.clone().unwrap_or_default();
+                state.reports.push(setup_failure(&name, &args, reason));
                 return StepEnd::Stop;
             }
         };
         let outcome = runner::run(&inv);
-        let bindings = self.bindings(sandbox, state);
+        let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
         let resolve = |s: &Source| self.resolve(s, &bindings, state);
         let ctx = StepContext {
             step,
@@ -266,10 +359,11 @@ impl Run<'_> {
             bindings: &bindings,
             resolve: &resolve,
             severity: case.severity,
+            capability: case.capability.as_deref(),
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = StepReport {
-            name: name.clone(),
+            name,
             args: inv.args.clone(),
             command: repro::command_line(&inv, stdin_file.as_deref()),
             exit_code: outcome.exit_code(),
@@ -298,12 +392,8 @@ impl Run<'_> {
                 }
             }
         };
-        for f in &mut report.findings {
-            if case.severity == Severity::Warning {
-                f.severity = Severity::Warning;
-            }
-        }
-        state.stdouts.insert(name, outcome.stdout);
+        downgrade(case, &mut report);
+        state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
         end
     }
@@ -313,14 +403,16 @@ impl Run<'_> {
         &self,
         case: &Case,
         index: usize,
+        item: Option<(usize, &Value)>,
         sandbox: &Sandbox,
         state: &CaseState,
     ) -> Result<(Invocation, Option<PathBuf>), String> {
         let step = &case.steps[index].value;
-        let bindings = self.bindings(sandbox, state);
+        let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
         let args = step
             .args
             .iter()
+            .flatten()
             .map(|a| Template::parse(a).and_then(|t| t.expand(&bindings)))
             .collect::<Result<Vec<_>, _>>()?;
         let stdin = match &step.stdin {
@@ -329,7 +421,11 @@ impl Run<'_> {
         };
         let stdin_file = match &stdin {
             Some(bytes) => {
-                let file = sandbox.stdin_dir().join(format!("{}.stdin", index + 1));
+                let file = match item {
+                    Some((n, _)) => format!("{}-{}.stdin", index + 1, n + 1),
+                    None => format!("{}.stdin", index + 1),
+                };
+                let file = sandbox.stdin_dir().join(file);
                 std::fs::write(&file, bytes).map_err(|e| format!("cannot save stdin: {e}"))?;
                 Some(file)
             }
@@ -353,9 +449,19 @@ impl Run<'_> {
     }
 }
 
+/// A warning-severity case reports every finding as a warning.
+fn downgrade(case: &Case, report: &mut StepReport) {
+    if case.severity == Severity::Warning {
+        for f in &mut report.findings {
+            f.severity = Severity::Warning;
+        }
+    }
+}
+
 /// What the case keeps between steps.
 #[derive(Default)]
 struct CaseState {
+    user: UserData,
     captures: BTreeMap<String, Value>,
     stdouts: BTreeMap<String, Vec<u8>>,
     reports: Vec<StepReport>,

@@ -8,6 +8,7 @@
 //!   placeholders;
 //! - [`schema`] compiles the JSON Schemas and decodes output as the host does;
 //! - [`checks`] measures an invocation against a step's expectations;
+//! - [`userdata`] plays the user whose files a hook install must keep;
 //! - [`execute`] runs a suite (gate, capabilities, parallel cases);
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`app`] is the command line.
@@ -23,6 +24,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod schema;
 pub mod template;
+pub mod userdata;
 
 /// Files embedded at build time (see `build.rs`).
 pub mod embedded {

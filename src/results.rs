@@ -148,7 +148,7 @@ impl RunReport {
         c.failed > 0 || (strict && c.warnings > 0)
     }
 
-    /// Capability groups in first-seen order, `core` first.
+    /// Capability groups: `core`, then the protocol's order of capabilities.
     pub fn groups(&self) -> Vec<String> {
         let mut groups = vec!["core".to_string()];
         for case in &self.cases {
@@ -156,6 +156,13 @@ impl RunReport {
                 groups.push(case.capability.clone());
             }
         }
+        let rank = |g: &String| {
+            crate::case::CAPABILITIES
+                .iter()
+                .position(|c| c == g)
+                .map_or(if g == "core" { 0 } else { usize::MAX }, |i| i + 1)
+        };
+        groups.sort_by_key(rank);
         groups
     }
 

@@ -53,6 +53,23 @@ impl Sandbox {
         Ok(sandbox)
     }
 
+    /// Empties the repository (keeping `.git`) and HOME, as if new.
+    pub fn reset(&self) -> io::Result<()> {
+        for entry in fs::read_dir(self.repo())? {
+            let entry = entry?;
+            if entry.file_name() != ".git" {
+                remove(&entry.path())?;
+            }
+        }
+        for entry in fs::read_dir(self.home())? {
+            remove(&entry?.path())?;
+        }
+        for (_, path) in self.home_dirs() {
+            fs::create_dir_all(path)?;
+        }
+        Ok(())
+    }
+
     /// The sandbox's root directory.
     pub fn root(&self) -> &Path {
         &self.root
@@ -131,6 +148,14 @@ impl Sandbox {
         env.push(("ENTIRE_PROTOCOL_VERSION".into(), PROTOCOL_VERSION.into()));
         env.push(("ENTIRE_CLI_VERSION".into(), CLI_VERSION.into()));
         env
+    }
+}
+
+fn remove(path: &Path) -> io::Result<()> {
+    if path.is_dir() && !path.is_symlink() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
     }
 }
 

@@ -25,10 +25,12 @@ pub enum Var {
     Capture(String),
     /// `{{base64:fixture}}`: a fixture's bytes as standard padded base64.
     Base64(String),
+    /// `{{item}}`: the current element of the step's `for_each`.
+    Item,
 }
 
 /// The names accepted before the colon, for error messages.
-const KNOWN: &str = "repo, home, tmp, info:/POINTER, capture:NAME, base64:FIXTURE";
+const KNOWN: &str = "repo, home, tmp, item, info:/POINTER, capture:NAME, base64:FIXTURE";
 
 /// A parsed template: literal text and placeholders.
 #[derive(Debug, Clone)]
@@ -56,6 +58,8 @@ pub struct Bindings<'a> {
     pub captures: &'a BTreeMap<String, Value>,
     /// Fixture files by name.
     pub fixtures: &'a crate::case::Fixtures,
+    /// The current `for_each` element, if any.
+    pub item: Option<&'a Value>,
 }
 
 impl Template {
@@ -88,6 +92,23 @@ impl Template {
         })
     }
 
+    /// The typed value when the template is a single value placeholder.
+    fn sole_value(&self, b: &Bindings<'_>) -> Result<Option<Value>, String> {
+        let [Part::Var(var)] = self.parts.as_slice() else {
+            return Ok(None);
+        };
+        let value = match var {
+            Var::Info(pointer) => b.info.pointer(pointer),
+            Var::Capture(name) => b.captures.get(name),
+            Var::Item => b.item,
+            _ => return Ok(None),
+        };
+        match value {
+            Some(v) => Ok(Some(v.clone())),
+            None => expand_var(var, b).map(|_| None),
+        }
+    }
+
     /// Expands every placeholder; fails when a value is missing at run time
     /// (an `info` field the plugin did not print, say).
     pub fn expand(&self, b: &Bindings<'_>) -> Result<String, String> {
@@ -111,6 +132,7 @@ fn parse_var(inner: &str) -> Result<Var, String> {
         ("repo", None) => Var::Repo,
         ("home", None) => Var::Home,
         ("tmp", None) => Var::Tmp,
+        ("item", None) => Var::Item,
         ("info", Some(p)) if p.is_empty() || p.starts_with('/') => Var::Info(p.to_string()),
         ("capture", Some(n)) if !n.is_empty() => Var::Capture(n.to_string()),
         ("base64", Some(f)) if !f.is_empty() => Var::Base64(f.to_string()),
@@ -136,6 +158,10 @@ fn expand_var(var: &Var, b: &Bindings<'_>) -> Result<String, String> {
             Some(value) => value_text(value),
             None => return Err(format!("no value was captured as {name:?}")),
         },
+        Var::Item => match b.item {
+            Some(value) => value_text(value),
+            None => return Err("{{item}} is used outside a for_each step".to_string()),
+        },
         Var::Base64(name) => match b.fixtures.get(name) {
             Some(bytes) => base64::engine::general_purpose::STANDARD.encode(bytes),
             None => return Err(format!("no fixture named {name:?}")),
@@ -152,9 +178,19 @@ pub fn value_text(value: &Value) -> String {
 }
 
 /// Expands the placeholders in every string of a JSON value (keys stay).
+///
+/// A string that is exactly one `{{info:...}}`, `{{capture:...}}` or
+/// `{{item}}` placeholder becomes that value itself, with its JSON type, so
+/// that `equals: "{{capture:pos}}"` compares a number with a number.
 pub fn expand_json(value: &Value, b: &Bindings<'_>) -> Result<Value, String> {
     Ok(match value {
-        Value::String(s) => Value::String(Template::parse(s)?.expand(b)?),
+        Value::String(s) => {
+            let template = Template::parse(s)?;
+            match template.sole_value(b)? {
+                Some(typed) => typed,
+                None => Value::String(template.expand(b)?),
+            }
+        }
         Value::Array(items) => Value::Array(
             items
                 .iter()

@@ -30,13 +30,17 @@ pub fn explain(case: &Case) -> String {
     let _ = writeln!(out, "\nSteps:");
     for (i, step) in case.steps.iter().enumerate() {
         let step = &step.value;
-        let _ = writeln!(
-            out,
-            "  {}. {}: {}",
-            i + 1,
-            case.step_name(i),
-            step.args.join(" ")
-        );
+        let what = match (&step.args, &step.action) {
+            (Some(args), _) => args.join(" "),
+            (None, Some(action)) => format!("harness action {action:?}"),
+            (None, None) => String::new(),
+        };
+        let each = step
+            .for_each
+            .as_ref()
+            .map(|p| format!(" (for each element of info {p})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {}. {}: {what}{each}", i + 1, case.step_name(i));
         let _ = writeln!(out, "     expects exit: {:?}", step.expect.exit);
         if let Some(schema) = &step.expect.stdout_schema {
             let _ = writeln!(out, "     stdout schema: {schema}");
