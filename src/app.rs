@@ -96,6 +96,18 @@ struct RunArgs {
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
 
+    /// Seed of the generated inputs (printed in the report) [default: random].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+
+    /// Run only the cases whose id matches this glob (`*`, `?`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    only: Vec<String>,
+
+    /// Skip the cases whose id matches this glob; repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    skip: Vec<String>,
+
     /// Keep every sandbox (those of cases that did not pass are always kept).
     #[arg(long)]
     keep_temp: bool,
@@ -201,12 +213,14 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .as_deref()
         .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
     let plugin = check_plugin(plugin)?;
-    let (schemas, suite) = load(&args.cases)?;
+    let (schemas, mut suite) = load(&args.cases)?;
+    select(&mut suite, &args.only, &args.skip)?;
     let options = Options {
         timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
         info_timeout: Duration::from_secs(args.timeout.unwrap_or(10)),
         keep_temp: args.keep_temp,
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
+        seed: args.seed.unwrap_or_else(random_seed),
     };
     let report = execute::run(&plugin, &suite, &schemas, &options);
     let human = Human {
@@ -225,6 +239,84 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
     }
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// A seed from the clock: each run explores other inputs, and the report
+/// prints the seed so any failure reruns exactly.
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// Keeps the cases `--only` and `--skip` select; the gate always runs,
+/// since every other case depends on the plugin's `info`.
+fn select(suite: &mut Suite, only: &[String], skip: &[String]) -> Result<(), UsageError> {
+    if only.is_empty() && skip.is_empty() {
+        return Ok(());
+    }
+    let matches = |patterns: &[String], id: &str| patterns.iter().any(|p| glob(p, id));
+    for pattern in only.iter().chain(skip) {
+        if !suite.cases.iter().any(|c| glob(pattern, &c.id)) {
+            return Err(UsageError::new(
+                format!("no case id matches {pattern:?}"),
+                did_you_mean(pattern, suite),
+            ));
+        }
+    }
+    suite
+        .cases
+        .retain(|c| c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id)));
+    Ok(())
+}
+
+/// Glob matching on case ids: `*` any run of characters, `?` one.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// A hint naming the case ids closest to what was asked for.
+fn did_you_mean(wanted: &str, suite: &Suite) -> String {
+    let plain = wanted.replace(['*', '?'], "");
+    let mut ranked: Vec<(usize, &str)> = suite
+        .cases
+        .iter()
+        .map(|c| (distance_to_prefix(&plain, &c.id), c.id.as_str()))
+        .filter(|(d, _)| *d <= 3.max(plain.len() / 4))
+        .collect();
+    ranked.sort();
+    let close: Vec<&str> = ranked.iter().map(|(_, id)| *id).take(3).collect();
+    if close.is_empty() {
+        "agent-conform list shows every case id".to_string()
+    } else {
+        format!("did you mean {}?", close.join(" or "))
+    }
+}
+
+/// Edit distance between `wanted` and the start of `id` of the same length,
+/// so that a misspelt prefix (`core.chnk`) finds `core.chunk.round-trip`.
+fn distance_to_prefix(wanted: &str, id: &str) -> usize {
+    let prefix: String = id.chars().take(wanted.chars().count()).collect();
+    edit_distance(wanted, &prefix)
 }
 
 fn default_jobs() -> usize {
@@ -326,28 +418,30 @@ fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageEr
 fn explain(id: &str, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
     let (_, suite) = load(cases)?;
     let Some(c) = suite.cases.iter().find(|c| c.id == id) else {
-        let close = suite
-            .cases
-            .iter()
-            .map(|c| c.id.as_str())
-            .filter(|other| similar_id(id, other))
-            .take(3)
-            .collect::<Vec<_>>();
-        let hint = if close.is_empty() {
-            "agent-conform list shows every case id".to_string()
-        } else {
-            format!("did you mean {}?", close.join(" or "))
-        };
-        return Err(UsageError::new(format!("no case with id {id:?}"), hint));
+        return Err(UsageError::new(
+            format!("no case with id {id:?}"),
+            did_you_mean(id, &suite),
+        ));
     };
     print_stdout(&crate::report::explain(c));
     Ok(ExitCode::SUCCESS)
 }
 
-/// A loose "did you mean": shares a dotted segment or a prefix.
-fn similar_id(wanted: &str, id: &str) -> bool {
-    let segments: Vec<&str> = wanted.split('.').filter(|s| s.len() > 2).collect();
-    id.contains(wanted) || segments.iter().any(|s| id.contains(s))
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {

@@ -38,6 +38,10 @@ struct CaseFile {
     /// Default capability for every case of the file.
     #[serde(default)]
     capability: Option<String>,
+    /// The plugin's own sample transcripts, relative to the case file: they
+    /// join the generated chunking round trips (and must always round-trip).
+    #[serde(default)]
+    transcripts: Vec<String>,
     cases: Vec<Spanned<Case>>,
 }
 
@@ -72,10 +76,46 @@ pub struct Case {
     #[serde(default)]
     pub files: Vec<FileSetup>,
     /// The invocations, in order.
+    #[serde(default)]
     pub steps: Vec<Spanned<Step>>,
+    /// A generated check run by the harness instead of (or before) steps.
+    #[serde(default)]
+    pub property: Option<Property>,
     /// Where the case was loaded from (set by the loader).
     #[serde(skip)]
     pub origin: Origin,
+}
+
+/// Checks over generated inputs, whose rules span many invocations.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Property {
+    /// chunk-transcript then reassemble-transcript over a corpus.
+    RoundTrip {
+        /// Which inputs.
+        corpus: RoundTripCorpus,
+    },
+}
+
+/// The inputs of a round-trip property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundTripCorpus {
+    /// Generated JSONL (the host's default format).
+    Jsonl,
+    /// Generated arbitrary bytes.
+    Bytes,
+    /// The plugin's own sample transcripts (`transcripts:` in case files).
+    Samples,
+}
+
+/// One of the plugin's own sample transcripts.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// Its path, for messages.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Arc<[u8]>,
 }
 
 /// The file and line a case came from.
@@ -126,6 +166,14 @@ pub enum Source {
     /// A file shipped beside the case file, by a path relative to it (a
     /// plugin's own sample transcript or hook payload). Read at load time.
     Path(String),
+    /// A JSON object padded with an extra string field up to `bytes` bytes
+    /// (hostile-input cases: a payload far larger than any real hook's).
+    PaddedJson {
+        /// The object (its strings take placeholders).
+        json: Value,
+        /// The size to reach.
+        bytes: usize,
+    },
 }
 
 /// One invocation of the plugin.
@@ -215,6 +263,12 @@ pub enum Action {
     /// by `plant_user_data` holding only the user's own key, as a user who
     /// already had those settings files.
     RestartWithLearntFiles,
+    /// The plugin's file name must be `entire-agent-<name>`.
+    CheckFileName,
+    /// `info.name` should equal the `<name>` of the file name.
+    CheckInfoName,
+    /// `<name>` must not be an agent built into the host.
+    CheckNotBuiltIn,
 }
 
 /// The expected exit status.
@@ -238,6 +292,10 @@ pub struct Refusal {
     pub outcome: RefusalOutcome,
     /// Shown in the report: what was not verified, and why that is allowed.
     pub note: String,
+    /// The outcome instead when the plugin names sample transcripts of its
+    /// own (`transcripts:`), which `core.chunk.own-samples` checks.
+    #[serde(default)]
+    pub with_samples: Option<RefusalOutcome>,
 }
 
 /// The outcome of an accepted refusal.
@@ -280,6 +338,10 @@ pub struct JsonAssert {
     /// The string must be an absolute path.
     #[serde(default)]
     pub absolute_path: Option<bool>,
+    /// The string must be a path inside this directory (a template), after
+    /// resolving `.` and `..` lexically.
+    #[serde(default)]
+    pub inside: Option<String>,
     /// The base64 string must decode to at most this many bytes (a template).
     #[serde(default)]
     pub base64_max_len: Option<String>,
@@ -379,6 +441,8 @@ pub struct Suite {
     pub cases: Vec<Case>,
     /// Fixtures from every source.
     pub fixtures: Fixtures,
+    /// Sample transcripts named by `transcripts:` in case files.
+    pub samples: Vec<Sample>,
 }
 
 /// A case file that cannot be used: file, line and reason.
@@ -418,8 +482,20 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
         read_dir_sources(dir, &mut files, &mut fixtures)?;
     }
     let mut cases = Vec::new();
+    let mut samples = Vec::new();
     for (display, text) in files {
-        cases.extend(parse_file(&display, &text)?);
+        let (file_cases, transcripts) = parse_file(&display, &text)?;
+        cases.extend(file_cases);
+        for name in transcripts {
+            let bytes = fixtures.file(&name).cloned().ok_or_else(|| LoadError {
+                file: display.clone(),
+                line: None,
+                reason: format!(
+                    "transcripts: no file {name} (paths are relative to the case file)"
+                ),
+            })?;
+            samples.push(Sample { name, bytes });
+        }
     }
     for case in &mut cases {
         let dir = parent_dir(&case.origin.file);
@@ -443,7 +519,11 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
             });
         }
     }
-    Ok(Suite { cases, fixtures })
+    Ok(Suite {
+        cases,
+        fixtures,
+        samples,
+    })
 }
 
 /// Sorts a file into case files (`*.yaml`, `*.yml`) and fixtures
@@ -509,14 +589,20 @@ fn read_dir_sources(
     Ok(())
 }
 
-fn parse_file(display: &str, bytes: &[u8]) -> Result<Vec<Case>, LoadError> {
+fn parse_file(display: &str, bytes: &[u8]) -> Result<(Vec<Case>, Vec<String>), LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
         file: display.to_string(),
         line: None,
         reason: "is not UTF-8 text".to_string(),
     })?;
     let file: CaseFile = serde_saphyr::from_str(text).map_err(|err| yaml_error(display, &err))?;
-    Ok(file
+    let dir = parent_dir(display);
+    let transcripts = file
+        .transcripts
+        .iter()
+        .map(|rel| normalize(&format!("{dir}/{rel}")))
+        .collect();
+    let cases = file
         .cases
         .into_iter()
         .map(|spanned| {
@@ -530,7 +616,8 @@ fn parse_file(display: &str, bytes: &[u8]) -> Result<Vec<Case>, LoadError> {
             };
             case
         })
-        .collect())
+        .collect();
+    Ok((cases, transcripts))
 }
 
 /// Turns serde-saphyr's error into our one-line form: `file:line: reason`.
@@ -582,7 +669,7 @@ fn validate(case: &Case, schemas: &Schemas, fixtures: &Fixtures) -> Result<(), L
             ),
         ));
     }
-    if case.steps.is_empty() {
+    if case.steps.is_empty() && case.property.is_none() {
         return Err(fail(case.origin.line, "has no steps".to_string()));
     }
     let mut names = BTreeSet::new();
@@ -701,7 +788,7 @@ impl Known<'_> {
                 Err(format!("no fixture named {name:?} (looked in fixtures/)"))
             }
             Source::Fixture(_) => Ok(()),
-            Source::Json(value) => {
+            Source::Json(value) | Source::PaddedJson { json: value, .. } => {
                 let mut strings = Vec::new();
                 json_strings(value, &mut strings);
                 strings
@@ -735,6 +822,7 @@ impl Known<'_> {
             a.contains.is_some(),
             a.json_type.is_some(),
             a.absolute_path == Some(true),
+            a.inside.is_some(),
             a.base64_max_len.is_some(),
             a.base64_equals.is_some(),
         ];
@@ -742,11 +830,14 @@ impl Known<'_> {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
-                 base64_max_len, base64_equals)",
+                 inside, base64_max_len, base64_equals)",
                 a.pointer
             ));
         }
-        for text in [&a.contains, &a.base64_max_len].into_iter().flatten() {
+        for text in [&a.contains, &a.base64_max_len, &a.inside]
+            .into_iter()
+            .flatten()
+        {
             self.check_template(text, captures)?;
         }
         for value in [&a.equals, &a.not_equals].into_iter().flatten() {
@@ -778,7 +869,7 @@ fn parent_dir(display: &str) -> String {
 
 /// Resolves `.` and `..` lexically, so that `a/b/../c` and `a/c` name the
 /// same loaded file.
-fn normalize(path: &str) -> String {
+pub fn normalize(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split(['/', '\\']) {

@@ -45,6 +45,12 @@ impl Finding {
         }
     }
 
+    /// Prefixes the message with what was being checked.
+    pub fn with_context(mut self, what: &str) -> Finding {
+        self.message = format!("({what}) {}", self.message);
+        self
+    }
+
     fn diff(mut self, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
         self.expected = Some(expected.into());
         self.actual = Some(actual.into());
@@ -84,7 +90,7 @@ pub struct StepContext<'a> {
 
 /// Checks one outcome.
 pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
-    let mut findings = universal(ctx, out);
+    let mut findings = universal(ctx.timeout_secs, out);
     if findings.iter().any(|f| f.severity == Severity::Failure) {
         return Verdict::Checked(findings, None);
     }
@@ -122,13 +128,12 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
 }
 
 /// The rules the host applies to every call.
-fn universal(ctx: &StepContext<'_>, out: &Outcome) -> Vec<Finding> {
+pub fn universal(timeout_secs: u64, out: &Outcome) -> Vec<Finding> {
     let mut findings = Vec::new();
     match &out.termination {
         Termination::SpawnFailed(reason) => findings.push(Finding::failure(reason.clone())),
         Termination::TimedOut => findings.push(Finding::failure(format!(
-            "timed out after {} s: the host kills a plugin at its deadline",
-            ctx.timeout_secs
+            "timed out after {timeout_secs} s: the host kills a plugin at its deadline"
         ))),
         Termination::Exited(_) => {}
     }
@@ -142,6 +147,12 @@ fn universal(ctx: &StepContext<'_>, out: &Outcome) -> Vec<Finding> {
                  the host fails such a call (\"output exceeded ... byte limit\")"
             )));
         }
+    }
+    if let Some(kind) = crash_trace(&out.stderr) {
+        findings.push(Finding::warning(format!(
+            "stderr holds a {kind}: the plugin crashed instead of reporting the problem; \
+             the host shows stderr to the user, who needs one clear sentence"
+        )));
     }
     if out.pipes_held_open {
         findings.push(Finding::warning(
@@ -161,6 +172,30 @@ fn universal(ctx: &StepContext<'_>, out: &Outcome) -> Vec<Finding> {
         ));
     }
     findings
+}
+
+/// Recognises the crash output of common plugin languages on stderr.
+fn crash_trace(stderr: &[u8]) -> Option<&'static str> {
+    let text = String::from_utf8_lossy(&stderr[..stderr.len().min(64 * 1024)]);
+    let has = |needle: &str| text.contains(needle);
+    if has("panicked at") {
+        Some("Rust panic")
+    } else if has("Traceback (most recent call last)") {
+        Some("Python traceback")
+    } else if has("goroutine ") && has("panic:") {
+        Some("Go panic trace")
+    } else if has("Exception in thread") {
+        Some("Java exception trace")
+    } else if text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at ") && l.contains(".js:"))
+        .count()
+        >= 2
+    {
+        Some("JavaScript stack trace")
+    } else {
+        None
+    }
 }
 
 /// How the process ended, for messages.
@@ -379,6 +414,16 @@ fn check_value(
             "must be of type {t}, got {}: {value}",
             type_name(value)
         )));
+    }
+    if let Some(dir) = &a.inside {
+        let dir = crate::case::normalize(&expand(dir)?);
+        let inside = value
+            .as_str()
+            .map(crate::case::normalize)
+            .is_some_and(|p| p.starts_with(&format!("{dir}/")));
+        if !inside {
+            return Err(simple(format!("{value} escapes the directory {dir}")));
+        }
     }
     if a.absolute_path == Some(true) {
         match value.as_str() {

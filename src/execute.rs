@@ -10,10 +10,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::case::{Action, Case, Fixtures, RefusalOutcome, Severity, Source, Suite};
+use crate::case::{
+    Action, Case, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source,
+    Suite,
+};
 use crate::checks::{self, Finding, StepContext, Verdict};
+use crate::discovery;
+use crate::generate::{self, Corpus, Input};
 use crate::repro;
 use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::roundtrip;
 use crate::runner::{self, Invocation, Termination};
 use crate::sandbox::{self, Sandbox};
 use crate::schema::Schemas;
@@ -31,11 +37,14 @@ pub struct Options {
     pub keep_temp: bool,
     /// Cases run at once.
     pub jobs: usize,
+    /// Seed of the generated inputs.
+    pub seed: u64,
 }
 
 /// Shared, read-only state of a run.
 struct Run<'a> {
     plugin: &'a Path,
+    samples: &'a [Sample],
     schemas: &'a Schemas,
     fixtures: &'a Fixtures,
     options: &'a Options,
@@ -47,6 +56,7 @@ pub fn run(plugin: &Path, suite: &Suite, schemas: &Schemas, options: &Options) -
     let start = Instant::now();
     let mut run = Run {
         plugin,
+        samples: &suite.samples,
         schemas,
         fixtures: &suite.fixtures,
         options,
@@ -83,6 +93,7 @@ pub fn run(plugin: &Path, suite: &Suite, schemas: &Schemas, options: &Options) -
         wall: start.elapsed(),
         invocations,
         jobs: options.jobs,
+        seed: options.seed,
     }
 }
 
@@ -176,6 +187,16 @@ impl Run<'_> {
         if let Err(reason) = self.write_files(case, sandbox, state) {
             return (CaseOutcome::NotRun(reason), None);
         }
+        let mut note = None;
+        if let Some(property) = &case.property {
+            match self.property(case, property, sandbox, state) {
+                Ok(n) => note = n,
+                Err(skip) => return (CaseOutcome::Skipped(skip), None),
+            }
+            if worst(case, &state.reports) == CaseOutcome::Failed {
+                return (CaseOutcome::Failed, note);
+            }
+        }
         for index in 0..case.steps.len() {
             match self.step(case, index, sandbox, state) {
                 StepEnd::Continue => {}
@@ -189,7 +210,92 @@ impl Run<'_> {
                 }
             }
         }
-        (worst(case, &state.reports), None)
+        (worst(case, &state.reports), note)
+    }
+
+    /// Runs a property; `Err` skips the case with the reason.
+    fn property(
+        &self,
+        case: &Case,
+        property: &Property,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> Result<Option<String>, String> {
+        let Property::RoundTrip { corpus } = property;
+        let seed = self.options.seed;
+        let inputs: Vec<(String, Input)> = match corpus {
+            RoundTripCorpus::Jsonl => labelled(generate::corpus(Corpus::Jsonl, seed), seed),
+            RoundTripCorpus::Bytes => labelled(generate::corpus(Corpus::Bytes, seed), seed),
+            RoundTripCorpus::Samples => self
+                .samples
+                .iter()
+                .map(|s| {
+                    let input = Input {
+                        shape: "sample",
+                        bytes: s.bytes.to_vec(),
+                    };
+                    (format!("sample {}", s.name), input)
+                })
+                .collect(),
+        };
+        if inputs.is_empty() {
+            return Err("no sample transcripts of the plugin's own: name them with \
+                 `transcripts:` in a --cases file"
+                .to_string());
+        }
+        let mut count = 0;
+        let mut invoke = |label: &str, args: Vec<String>, stdin: Arc<[u8]>| {
+            count += 1;
+            self.run_raw(case, sandbox, label, args, stdin, count)
+        };
+        let have_samples = !self.samples.is_empty();
+        let verdict = roundtrip::run(
+            *corpus,
+            &inputs,
+            seed,
+            have_samples,
+            self.schemas,
+            &mut invoke,
+        );
+        for mut report in verdict.steps {
+            downgrade(case, &mut report);
+            state.reports.push(report);
+        }
+        Ok(verdict.note)
+    }
+
+    /// One invocation outside the YAML steps (properties): saves stdin,
+    /// runs, and applies the host's universal rules.
+    fn run_raw(
+        &self,
+        case: &Case,
+        sandbox: &Sandbox,
+        label: &str,
+        args: Vec<String>,
+        stdin: Arc<[u8]>,
+        count: usize,
+    ) -> (runner::Outcome, StepReport) {
+        let file = sandbox.stdin_dir().join(format!("p{count}.stdin"));
+        let saved = std::fs::write(&file, &stdin).is_ok();
+        let inv = Invocation {
+            program: self.plugin.to_path_buf(),
+            args,
+            cwd: sandbox.repo(),
+            env: sandbox.env(),
+            env_remove: sandbox::env_remove(),
+            stdin: Some(stdin),
+            timeout: self.options.timeout,
+        };
+        let outcome = runner::run(&inv);
+        let mut report = step_report(
+            label.to_string(),
+            &inv,
+            &outcome,
+            saved.then_some(file.as_path()),
+        );
+        report.findings = checks::universal(inv.timeout.as_secs(), &outcome);
+        let _ = case;
+        (outcome, report)
     }
 
     fn write_files(&self, case: &Case, sandbox: &Sandbox, state: &CaseState) -> Result<(), String> {
@@ -245,6 +351,7 @@ impl Run<'_> {
                 .map(|bytes| bytes.to_vec())
                 .ok_or_else(|| format!("no fixture named {name:?}")),
             Source::Json(value) => Ok(expand_json(value, b)?.to_string().into_bytes()),
+            Source::PaddedJson { json, bytes } => padded(&expand_json(json, b)?, *bytes),
             Source::StdoutOf(step) => state
                 .stdouts
                 .get(step)
@@ -307,6 +414,9 @@ impl Run<'_> {
             Action::VerifyUserData => state.user.verify(),
             Action::CheckLeftovers { since } => state.user.leftovers(since, sandbox),
             Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
+            Action::CheckFileName => discovery::check_file_name(self.plugin),
+            Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
+            Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
         };
         let mut report = setup_failure(&case.step_name(index), &[], String::new());
         report.termination = "action".to_string();
@@ -362,20 +472,9 @@ impl Run<'_> {
             capability: case.capability.as_deref(),
         };
         let verdict = checks::check(&ctx, &outcome);
-        let mut report = StepReport {
-            name,
-            args: inv.args.clone(),
-            command: repro::command_line(&inv, stdin_file.as_deref()),
-            exit_code: outcome.exit_code(),
-            termination: termination_label(&outcome.termination).to_string(),
-            duration: outcome.elapsed,
-            stdout_bytes: outcome.stdout.len(),
-            stderr_bytes: outcome.stderr.len(),
-            stderr_excerpt: checks::excerpt(&outcome.stderr),
-            findings: Vec::new(),
-        };
+        let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
         let end = match verdict {
-            Verdict::Refused(refusal) => StepEnd::Refused(refusal.outcome, refusal.note),
+            Verdict::Refused(refusal) => self.refusal(refusal),
             Verdict::Checked(findings, json) => {
                 report.findings = findings;
                 let captured = capture(step, json.as_ref(), &mut state.captures);
@@ -449,6 +548,63 @@ impl Run<'_> {
     }
 }
 
+/// The report of one invocation, before its findings.
+fn step_report(
+    name: String,
+    inv: &Invocation,
+    outcome: &runner::Outcome,
+    stdin_file: Option<&Path>,
+) -> StepReport {
+    StepReport {
+        name,
+        args: inv.args.clone(),
+        command: repro::command_line(inv, stdin_file),
+        exit_code: outcome.exit_code(),
+        termination: termination_label(&outcome.termination).to_string(),
+        duration: outcome.elapsed,
+        stdout_bytes: outcome.stdout.len(),
+        stderr_bytes: outcome.stderr.len(),
+        stderr_excerpt: checks::excerpt(&outcome.stderr),
+        findings: Vec::new(),
+    }
+}
+
+/// Labels generated inputs with the seed and their shape.
+fn labelled(inputs: Vec<Input>, seed: u64) -> Vec<(String, Input)> {
+    inputs
+        .into_iter()
+        .map(|i| (format!("seed {seed}, {}", i.shape), i))
+        .collect()
+}
+
+/// Adds a string field to a JSON object until it is `bytes` long. The
+/// padding is spliced into the serialized text rather than serialized, which
+/// keeps a 5 MiB payload cheap to build.
+fn padded(value: &Value, bytes: usize) -> Result<Vec<u8>, String> {
+    let Value::Object(map) = value else {
+        return Err("padded_json needs a JSON object".to_string());
+    };
+    let mut map = map.clone();
+    map.remove(PADDING_KEY);
+    let text = Value::Object(map).to_string();
+    let field = format!("\"{PADDING_KEY}\":\"");
+    // `{` + the padding field + the rest of the object (its other fields).
+    let rest = &text[1..];
+    let separator = if rest == "}" { "" } else { "," };
+    let fixed = 1 + field.len() + 1 + separator.len() + rest.len();
+    let mut out = String::with_capacity(bytes.max(fixed));
+    out.push('{');
+    out.push_str(&field);
+    out.push_str(&"x".repeat(bytes.saturating_sub(fixed)));
+    out.push('"');
+    out.push_str(separator);
+    out.push_str(rest);
+    Ok(out.into_bytes())
+}
+
+/// The field `padded_json` fills.
+const PADDING_KEY: &str = "agent_conform_padding";
+
 /// A warning-severity case reports every finding as a warning.
 fn downgrade(case: &Case, report: &mut StepReport) {
     if case.severity == Severity::Warning {
@@ -472,6 +628,22 @@ enum StepEnd {
     Continue,
     Stop,
     Refused(RefusalOutcome, String),
+}
+
+impl Run<'_> {
+    /// The outcome of an accepted refusal, given the plugin's own samples.
+    fn refusal(&self, refusal: crate::case::Refusal) -> StepEnd {
+        match refusal.with_samples {
+            Some(outcome) if !self.samples.is_empty() => StepEnd::Refused(
+                outcome,
+                format!(
+                    "{}; its own sample transcripts are checked instead",
+                    refusal.note
+                ),
+            ),
+            _ => StepEnd::Refused(refusal.outcome, refusal.note),
+        }
+    }
 }
 
 /// Stores the step's captures; a missing value is a failure of the step.
@@ -552,4 +724,24 @@ fn sandbox_prefix(id: &str) -> String {
         })
         .take(40)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded;
+
+    #[test]
+    fn padded_json_has_the_exact_size_and_stays_valid() {
+        for value in [
+            serde_json::json!({}),
+            serde_json::json!({"session_id": "s", "n": [1, 2]}),
+        ] {
+            let bytes = padded(&value, 4096).unwrap();
+            assert_eq!(bytes.len(), 4096);
+            let parsed: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            for (k, v) in value.as_object().unwrap() {
+                assert_eq!(&parsed[k], v);
+            }
+        }
+    }
 }

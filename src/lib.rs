@@ -7,8 +7,11 @@
 //! - [`case`] is the YAML case model and its loader, [`template`] its
 //!   placeholders;
 //! - [`schema`] compiles the JSON Schemas and decodes output as the host does;
+//! - [`discovery`] checks the binary's name as the host's discovery does;
 //! - [`checks`] measures an invocation against a step's expectations;
 //! - [`userdata`] plays the user whose files a hook install must keep;
+//! - [`generate`] and [`roundtrip`] make seeded transcripts and check the
+//!   chunking round trip over them;
 //! - [`execute`] runs a suite (gate, capabilities, parallel cases);
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`app`] is the command line.
@@ -16,10 +19,13 @@
 pub mod app;
 pub mod case;
 pub mod checks;
+pub mod discovery;
 pub mod execute;
+pub mod generate;
 pub mod report;
 pub mod repro;
 pub mod results;
+pub mod roundtrip;
 pub mod runner;
 pub mod sandbox;
 pub mod schema;

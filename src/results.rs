@@ -134,6 +134,8 @@ pub struct RunReport {
     pub invocations: Duration,
     /// Cases run in parallel.
     pub jobs: usize,
+    /// Seed of the generated inputs.
+    pub seed: u64,
 }
 
 impl RunReport {

@@ -95,7 +95,8 @@ impl Human {
             run.plugin.display()
         );
         let Some(info) = &run.info else {
-            let _ = writeln!(out, "  plugin: no usable info output\n");
+            let _ = writeln!(out, "  plugin: no usable info output");
+            let _ = writeln!(out, "  seed: {}\n", run.seed);
             return;
         };
         let text = |p: &str| {
@@ -125,7 +126,12 @@ impl Human {
         } else {
             declared.join(", ")
         };
-        let _ = writeln!(out, "  capabilities: {declared}\n");
+        let _ = writeln!(out, "  capabilities: {declared}");
+        let _ = writeln!(
+            out,
+            "  seed: {} (rerun the same inputs with --seed {})\n",
+            run.seed, run.seed
+        );
     }
 
     fn case_line(&self, out: &mut String, case: &CaseReport) {

@@ -30,6 +30,7 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "wall_ms": ms(run.wall),
         "invocations_ms": ms(run.invocations),
         "jobs": run.jobs,
+        "seed": run.seed,
         "cases": run.cases,
     })
 }
