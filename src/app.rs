@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::case::{self, Suite};
 use crate::execute::{self, Options};
@@ -22,8 +22,12 @@ Examples:
   In a terminal, while fixing a plugin:
     agent-conform ./target/debug/entire-agent-foo
     agent-conform -v --keep-temp ./entire-agent-foo
-  In CI (fails on warnings too):
-    agent-conform --strict --color never ./entire-agent-foo
+  In CI (fails on warnings too; JUnit for the test reporter):
+    agent-conform --strict --junit agent-conform.xml ./entire-agent-foo
+    agent-conform --format json ./entire-agent-foo > report.json
+  Just some cases, or with your own:
+    agent-conform --only 'core.chunk.*' ./entire-agent-foo
+    agent-conform --cases ./conformance ./entire-agent-foo
 
 Exit codes: 0 passed (warnings allowed), 1 a case failed (or warned with
 --strict), 2 agent-conform could not run as asked.";
@@ -72,6 +76,11 @@ enum Command {
         /// Schema name; omit to list them.
         name: Option<String>,
     },
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -111,6 +120,10 @@ struct RunArgs {
     /// Keep every sandbox (those of cases that did not pass are always kept).
     #[arg(long)]
     keep_temp: bool,
+
+    /// Also write a JUnit XML report to PATH (for CI test reporters).
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
 
     /// Report format on stdout: human text, or one JSON document.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -187,6 +200,11 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
         Some(Command::List { capability, cases }) => list(capability.as_deref(), &cases),
         Some(Command::Explain { id, cases }) => explain(&id, &cases),
         Some(Command::Schema { name }) => print_schema(name.as_deref()),
+        Some(Command::Completions { shell }) => {
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-conform", &mut out);
+            Ok(ExitCode::SUCCESS)
+        }
         None => run(cli.run),
     }
 }
@@ -222,7 +240,12 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
         seed: args.seed.unwrap_or_else(random_seed),
     };
-    let report = execute::run(&plugin, &suite, &schemas, &options);
+    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
+    let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
+    if let Some(path) = &args.junit {
+        write_junit(path, &report, args.strict)?;
+    }
+    github(&report, args.strict, args.format == Format::Json);
     let human = Human {
         color: use_color(args.color),
         verbosity: if args.quiet {
@@ -317,6 +340,57 @@ fn did_you_mean(wanted: &str, suite: &Suite) -> String {
 fn distance_to_prefix(wanted: &str, id: &str) -> usize {
     let prefix: String = id.chars().take(wanted.chars().count()).collect();
     edit_distance(wanted, &prefix)
+}
+
+/// Writes the JUnit file; a path that cannot be written is a usage error.
+fn write_junit(
+    path: &Path,
+    report: &crate::results::RunReport,
+    strict: bool,
+) -> Result<(), UsageError> {
+    let xml = crate::report::junit::render(report, strict).map_err(|err| {
+        UsageError::new(
+            format!("cannot render the JUnit report: {err}"),
+            "please report this",
+        )
+    })?;
+    std::fs::write(path, xml).map_err(|err| {
+        UsageError::new(
+            format!("cannot write the JUnit report to {}: {err}", path.display()),
+            "pass a --junit path in an existing, writable directory",
+        )
+    })
+}
+
+/// Under GitHub Actions: annotations for failed and warned cases on stdout,
+/// and a Markdown summary appended to `$GITHUB_STEP_SUMMARY`.
+/// With `--format json` the annotations go to stderr, which the runner reads
+/// too, so that stdout stays one JSON document.
+fn github(report: &crate::results::RunReport, strict: bool, json_on_stdout: bool) {
+    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
+        return;
+    }
+    let annotations = crate::report::github::annotations(report, strict);
+    if json_on_stdout {
+        eprint!("{annotations}");
+    } else {
+        print_stdout(&annotations);
+    }
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
+        return;
+    };
+    let summary = crate::report::github::summary_markdown(report, strict);
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(summary.as_bytes()));
+    if let Err(err) = appended {
+        eprintln!(
+            "agent-conform: warning: cannot append the summary to {}: {err}",
+            Path::new(&path).display()
+        );
+    }
 }
 
 fn default_jobs() -> usize {

@@ -17,6 +17,7 @@ use crate::case::{
 use crate::checks::{self, Finding, StepContext, Verdict};
 use crate::discovery;
 use crate::generate::{self, Corpus, Input};
+use crate::report::progress::Progress;
 use crate::repro;
 use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
 use crate::roundtrip;
@@ -43,6 +44,7 @@ pub struct Options {
 
 /// Shared, read-only state of a run.
 struct Run<'a> {
+    progress: &'a dyn Progress,
     plugin: &'a Path,
     samples: &'a [Sample],
     schemas: &'a Schemas,
@@ -52,9 +54,16 @@ struct Run<'a> {
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
-pub fn run(plugin: &Path, suite: &Suite, schemas: &Schemas, options: &Options) -> RunReport {
+pub fn run(
+    plugin: &Path,
+    suite: &Suite,
+    schemas: &Schemas,
+    options: &Options,
+    progress: &dyn Progress,
+) -> RunReport {
     let start = Instant::now();
     let mut run = Run {
+        progress,
         plugin,
         samples: &suite.samples,
         schemas,
@@ -82,6 +91,7 @@ pub fn run(plugin: &Path, suite: &Suite, schemas: &Schemas, options: &Options) -
         None => run.parallel(&cases),
     };
     reports.extend(rest);
+    run.progress.done();
     let invocations = reports
         .iter()
         .flat_map(|c| c.steps.iter().map(|s| s.duration))
@@ -149,8 +159,16 @@ impl Run<'_> {
             .collect()
     }
 
-    /// Runs one case; returns its report and the last step's stdout JSON.
+    /// Runs one case, telling the progress line.
     fn case(&self, case: &Case) -> (CaseReport, Option<Value>) {
+        self.progress.started(&case.id);
+        let result = self.run_case(case);
+        self.progress.finished(&case.id);
+        result
+    }
+
+    /// Runs one case; returns its report and the last step's stdout JSON.
+    fn run_case(&self, case: &Case) -> (CaseReport, Option<Value>) {
         let start = Instant::now();
         if let Some(cap) = &case.capability
             && self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true))

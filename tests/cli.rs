@@ -77,3 +77,51 @@ fn schema_and_explain_and_list() {
         .success()
         .stdout(predicate::str::contains("core.info.identity"));
 }
+
+#[test]
+fn junit_and_github_outputs_are_written_even_when_info_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("report.xml");
+    let summary = dir.path().join("summary.md");
+    let out = common::harness()
+        .env("PATH", common::fast_python_path())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .arg("--junit")
+        .arg(&junit)
+        .arg(common::plugin("broken/entire-agent-bad-info"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("::error title=discovery.info::"),
+        "{stdout}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testsuite name=\"core\"") && xml.contains("discovery.info"));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("| capability |") || md.contains("| Capability |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn completions_are_printed() {
+    common::harness()
+        .args(["completions", "bash"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("agent-conform"));
+}
+
+#[test]
+fn only_with_an_unknown_pattern_exits_2_with_a_suggestion() {
+    common::harness()
+        .args(["--only", "core.chnk.*"])
+        .arg(common::plugin("entire-agent-pyconform"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean core.chunk."));
+}

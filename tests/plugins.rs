@@ -108,3 +108,145 @@ fn a_plugin_that_ignores_stdin_does_not_crash_the_harness() {
         "/session_id",
     );
 }
+
+#[test]
+fn a_single_json_document_plugin_with_its_own_sample_passes_strict() {
+    let cases = common::root().join("tests/plugins/pyjsondoc-cases");
+    let run = run_json(
+        &plugin("entire-agent-pyjsondoc"),
+        &["--strict", "--cases", &cases.to_string_lossy()],
+        &[],
+    );
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+    assert!(
+        run.ids("passed")
+            .contains(&"core.chunk.own-samples".to_string())
+    );
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn without_its_sample_a_plugin_that_refuses_jsonl_gets_a_warning() {
+    let run = run_json(&plugin("entire-agent-pyjsondoc"), &[], &[]);
+    assert_eq!(run.code, 0, "warnings alone do not fail without --strict");
+    assert!(
+        run.ids("warning")
+            .contains(&"core.chunk.generated-jsonl".to_string())
+    );
+    assert!(
+        run.messages("core.chunk.generated-jsonl")
+            .contains("chunking is unverified")
+    );
+}
+
+#[test]
+fn a_fixture_case_expecting_wrong_values_fails_with_a_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("samples")).unwrap();
+    std::fs::copy(
+        common::root().join("cases/fixtures/transcript.jsonl"),
+        dir.path().join("samples/session.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("wrong.yaml"),
+        r#"cases:
+  - id: mine.files
+    capability: transcript_analyzer
+    title: expects a wrong file list
+    spec: fixture
+    files:
+      - path: "{{tmp}}/s.jsonl"
+        content: {path: samples/session.jsonl}
+    steps:
+      - args: [extract-modified-files, --path, "{{tmp}}/s.jsonl", --offset, "0"]
+        expect:
+          json:
+            - {pointer: /files, equals: [src/auth.go]}
+  - id: mine.prompt
+    capability: transcript_analyzer
+    title: expects a wrong prompt
+    spec: fixture
+    files:
+      - path: "{{tmp}}/s.jsonl"
+        content: {path: samples/session.jsonl}
+    steps:
+      - args: [extract-prompts, --session-ref, "{{tmp}}/s.jsonl", --offset, "4"]
+        expect:
+          json:
+            - {pointer: /prompts/0, equals: "Fix the login bug"}
+  - id: mine.event
+    capability: hooks
+    title: expects a wrong event type
+    spec: fixture
+    steps:
+      - args: [parse-hook, --hook, stop]
+        stdin: {json: {session_id: s1, transcript_path: /tmp/t.jsonl}}
+        expect:
+          json:
+            - {pointer: /type, equals: 2}
+"#,
+    )
+    .unwrap();
+    let run = run_json(
+        &reference(),
+        &["--only", "mine.*", "--cases", &dir.path().to_string_lossy()],
+        &[],
+    );
+    assert_eq!(run.code, 1);
+    let failed = run.ids("failed");
+    for id in ["mine.files", "mine.prompt", "mine.event"] {
+        assert!(
+            failed.contains(&id.to_string()),
+            "{id} did not fail: {failed:?}"
+        );
+    }
+    let case = run.report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "mine.files")
+        .unwrap();
+    let finding = &case["steps"][0]["findings"][0];
+    assert!(
+        finding["expected"]
+            .as_str()
+            .unwrap()
+            .contains("src/auth.go")
+    );
+    assert!(
+        finding["actual"]
+            .as_str()
+            .unwrap()
+            .contains("src/auth_test.go")
+    );
+}
+
+/// Legitimate ways to meet the spec (the reference plugin's variants) pass
+/// with --strict.
+#[test]
+fn neutral_variations_pass_strict() {
+    let cases = common::root().join("reference-plugin/conformance");
+    for variant in [
+        "chunk-bytes",
+        "parse-hook-empty-null",
+        "extra-fields",
+        "missing-transcript-zero",
+        "generated-session-id",
+        "no-capabilities",
+    ] {
+        // The conformance cases pin the default behaviour (its own event for
+        // empty input, line-based chunks); the generic suite must accept every
+        // variant, so they run without them.
+        let _ = &cases;
+        let run = run_json(
+            &reference(),
+            &["--strict"],
+            &[("ENTIRE_AGENT_REFERENCE_VARIANT", variant)],
+        );
+        assert_eq!(run.ids("failed"), Vec::<String>::new(), "{variant}");
+        assert_eq!(run.ids("warning"), Vec::<String>::new(), "{variant}");
+        assert_eq!(run.code, 0, "{variant}");
+    }
+}

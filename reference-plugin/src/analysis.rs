@@ -1,13 +1,15 @@
 //! Subcommands that read a transcript file: `read-transcript`,
-//! `prepare-transcript` (capability transcript_preparer) and the
-//! transcript_analyzer group (`get-transcript-position`, `extract-modified-files`,
-//! `extract-prompts`, `extract-summary`).
+//! `prepare-transcript` (capability transcript_preparer), `compact-transcript`
+//! (capability compact_transcript) and the transcript_analyzer group
+//! (`get-transcript-position`, `extract-modified-files`, `extract-prompts`,
+//! `extract-summary`).
 //!
 //! The parsing itself lives in `transcript`; this module only reads files,
 //! parses flags and shapes the answers.
 
 use std::fs;
 use std::io::ErrorKind;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -16,7 +18,9 @@ use crate::args;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
 use crate::faults::Fault;
+use crate::identity::AGENT_DIR;
 use crate::output::Output;
+use crate::protocol::{self, Asset, CompactedTranscript};
 use crate::transcript;
 use crate::variants::Variant;
 
@@ -28,22 +32,71 @@ pub fn read_file(path: &str) -> Result<Vec<u8>> {
     fs::read(path).context(|| format!("reading transcript {path}"))
 }
 
+/// Refuses a session reference with a `.` or `..` component. The host never
+/// sends one (it rejects them itself, host-behaviour.md), so one arriving here
+/// is a bug or an attempt to read a file outside the agent's sessions.
+pub fn check_reference(reference: &str) -> Result<()> {
+    let dotted = reference
+        .split(['/', '\\'])
+        .any(|component| component == "." || component == "..");
+    if dotted {
+        return Err(Error::failed(format!(
+            "session reference {reference:?} has a . or .. component; refusing to follow it"
+        )));
+    }
+    Ok(())
+}
+
 /// `read-transcript --session-ref P`: the file's bytes, unchanged.
 pub fn read_transcript(ctx: &Context, request: &Request) -> Result<Output> {
-    let mut content = read_file(request.args.value("--session-ref"))?;
+    if request.args.missing("--session-ref") {
+        // The missing-flag-ok fault: guess a transcript instead of refusing.
+        let guess = ctx.repo_root()?.join(AGENT_DIR).join("transcript.jsonl");
+        return match fs::read(&guess) {
+            Ok(content) => Ok(Output::Raw(content)),
+            Err(_) => Ok(Output::Nothing),
+        };
+    }
+    let reference = request.args.value("--session-ref");
+    if !ctx.fault(Fault::SessionRefUnchecked) {
+        check_reference(reference)?;
+    }
+    let mut content = read_file(reference)?;
     if ctx.fault(Fault::ReadTranscriptAddsNewline) {
         content.push(b'\n');
     }
     Ok(Output::Raw(content))
 }
 
-/// `prepare-transcript --session-ref P`.
+/// The marker the reference agent keeps beside a transcript while it is still
+/// writing it: `P.writing` for the transcript `P`.
+pub const WRITING_MARKER_SUFFIX: &str = ".writing";
+
+/// How often `prepare-transcript` looks for the marker again.
+const FLUSH_POLL: Duration = Duration::from_millis(50);
+
+/// How long `prepare-transcript` waits for the marker to go, in total.
+const FLUSH_LIMIT: Duration = Duration::from_secs(5);
+
+/// `prepare-transcript --session-ref P`: wait for the transcript to be flushed.
 ///
-/// The reference agent writes its transcript synchronously, so there is nothing
-/// to flush; the subcommand only confirms that the transcript exists, so that a
-/// wrong reference fails here, before the host tries to read it.
+/// The reference agent writes its transcript asynchronously and, while it
+/// writes, keeps the marker file `P.writing` beside it. So: if the marker
+/// exists, look again every 50 ms until it is gone, for at most 5 s in total,
+/// and fail if it is still there then (the host calls this before every read
+/// and must not wait forever). Then confirm that the transcript exists, so
+/// that a wrong reference fails here, before the host tries to read it.
 pub fn prepare_transcript(ctx: &Context, request: &Request) -> Result<Output> {
+    if ctx.fault(Fault::PrepareHang) {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+    if ctx.fault(Fault::PrepareFails) {
+        return Err(Error::failed("cannot prepare"));
+    }
     let path = request.args.value("--session-ref");
+    if !path.is_empty() {
+        wait_for_flush(&format!("{path}{WRITING_MARKER_SUFFIX}"), FLUSH_LIMIT)?;
+    }
     let is_file = fs::metadata(path).is_ok_and(|meta| meta.is_file());
     if !is_file && !ctx.fault(Fault::PrepareMissingOk) {
         return Err(Error::failed(format!(
@@ -51,6 +104,54 @@ pub fn prepare_transcript(ctx: &Context, request: &Request) -> Result<Output> {
         )));
     }
     Ok(Output::Nothing)
+}
+
+/// Wait until `marker` is gone, looking every [`FLUSH_POLL`], for at most `limit`.
+fn wait_for_flush(marker: &str, limit: Duration) -> Result<()> {
+    // Any directory entry counts, even a dangling symlink: the agent owns it.
+    let present = || fs::symlink_metadata(marker).is_ok();
+    let deadline = Instant::now() + limit;
+    while present() {
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(Error::failed(format!(
+                "transcript still being written after {} s (marker {marker:?} is still there)",
+                limit.as_secs()
+            )));
+        }
+        std::thread::sleep(FLUSH_POLL.min(deadline - now));
+    }
+    Ok(())
+}
+
+/// `compact-transcript --session-ref P`: the conversation part of the
+/// transcript (see [`transcript::compact`]) as `{"transcript": <base64>,
+/// "assets": []}`. The same session-reference check as `read-transcript`
+/// applies; a missing file is an error, and so is a transcript with nothing to
+/// keep, since the answer's transcript must not be empty.
+pub fn compact_transcript(ctx: &Context, request: &Request) -> Result<Output> {
+    let reference = request.args.value("--session-ref");
+    check_reference(reference)?;
+    let compacted = transcript::compact(&read_file(reference)?);
+    if compacted.is_empty() {
+        return Err(Error::failed(format!(
+            "nothing to compact: {reference} has no user or assistant entries"
+        )));
+    }
+    let mut answer = CompactedTranscript {
+        transcript: protocol::encode_bytes(&compacted),
+        assets: Vec::new(),
+    };
+    match ctx.fault {
+        Some(Fault::CompactEmptyTranscript) => answer.transcript.clear(),
+        Some(Fault::CompactBadAsset) => answer.assets.push(Asset {
+            name: String::new(),
+            media_type: "text/plain".to_owned(),
+            data: protocol::encode_bytes(b"x"),
+        }),
+        _ => {}
+    }
+    Ok(Output::Json(protocol::to_json(&answer)?))
 }
 
 /// `get-transcript-position --path P`: `{"position": <line count>}`.
@@ -118,4 +219,46 @@ pub fn extract_summary(ctx: &Context, request: &Request) -> Result<Output> {
         json!({ "summary": summary.unwrap_or_default(), "has_summary": has_summary })
     };
     Ok(Output::Json(answer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_dotted_references() {
+        assert!(check_reference("/a/b.jsonl").is_ok());
+        assert!(check_reference("/a/../b.jsonl").is_err());
+        assert!(check_reference("./b.jsonl").is_err());
+    }
+
+    #[test]
+    fn waits_for_the_writing_marker() {
+        let dir = std::env::temp_dir().join(format!("reference-flush-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("temp dir");
+        let marker = dir.join("t.jsonl.writing");
+        let marker_text = marker.to_string_lossy().into_owned();
+
+        // No marker: no wait.
+        assert!(wait_for_flush(&marker_text, Duration::ZERO).is_ok());
+
+        // A marker that stays: an error once the limit has passed.
+        fs::write(&marker, b"").expect("marker");
+        let started = Instant::now();
+        let err = wait_for_flush(&marker_text, Duration::from_millis(120)).expect_err("stuck");
+        assert!(started.elapsed() >= Duration::from_millis(120));
+        assert!(err.to_string().contains("still being written"), "{err}");
+
+        // A marker the writer removes in time: success.
+        let remover = {
+            let marker = marker.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                fs::remove_file(marker).expect("remove marker");
+            })
+        };
+        assert!(wait_for_flush(&marker_text, Duration::from_secs(5)).is_ok());
+        remover.join().expect("remover thread");
+        let _ = fs::remove_dir_all(&dir);
+    }
 }

@@ -29,6 +29,9 @@ pub struct FlagSpec {
 pub struct Args {
     values: BTreeMap<&'static str, String>,
     switches: Vec<&'static str>,
+    /// Required value flags that were missing and taken as "" (only ever
+    /// non-empty under the `missing-flag-ok` fault).
+    missing: Vec<&'static str>,
 }
 
 impl Args {
@@ -64,6 +67,7 @@ impl Args {
                     return Err(Error::failed(format!("missing required flag {name}")));
                 }
                 args.values.insert(name, String::new());
+                args.missing.push(name);
             }
         }
         Ok(args)
@@ -73,6 +77,12 @@ impl Args {
     /// is present; an undeclared name yields "".
     pub fn value(&self, name: &str) -> &str {
         self.values.get(name).map_or("", String::as_str)
+    }
+
+    /// Whether a required value flag was missing and taken as "" (only ever true
+    /// under the `missing-flag-ok` fault, whose handlers then guess a default).
+    pub fn missing(&self, name: &str) -> bool {
+        self.missing.contains(&name)
     }
 
     /// Whether a switch was given.
@@ -144,8 +154,11 @@ mod tests {
 
     #[test]
     fn missing_ok_defaults_to_empty() {
-        let args = Args::parse(&[], &SPEC, true).expect("lenient");
+        let args =
+            Args::parse(&["--offset".to_owned(), "1".to_owned()], &SPEC, true).expect("lenient");
         assert_eq!(args.value("--path"), "");
+        assert!(args.missing("--path"));
+        assert!(!args.missing("--offset"));
     }
 
     #[test]

@@ -71,7 +71,12 @@ pub fn reassemble_bytes(chunks: &[Vec<u8>]) -> Vec<u8> {
 
 /// `chunk-transcript --max-size N`: stdin bytes in, `{"chunks":[base64...]}` out.
 pub fn chunk_transcript(ctx: &Context, request: &Request) -> Result<Output> {
-    let max_size = max_size(ctx, request.args.value("--max-size"))?;
+    let max_size = if request.args.missing("--max-size") {
+        // The missing-flag-ok fault: guess a maximum instead of refusing.
+        Some(GUESSED_MAX_SIZE)
+    } else {
+        max_size(ctx, request.args.value("--max-size"))?
+    };
     let mut content = request.stdin.as_slice();
     if ctx.fault(Fault::ChunkDropsTrailingNewline) {
         content = content.strip_suffix(b"\n").unwrap_or(content);
@@ -93,6 +98,9 @@ pub fn chunk_transcript(ctx: &Context, request: &Request) -> Result<Output> {
     let encoded: Vec<String> = chunks.iter().map(|chunk| encode(ctx, chunk)).collect();
     Ok(Output::Json(json!({ "chunks": encoded })))
 }
+
+/// The maximum the `missing-flag-ok` fault assumes without `--max-size`: 50 MiB.
+const GUESSED_MAX_SIZE: usize = 50 * 1024 * 1024;
 
 /// The whole content as one chunk (none for empty content).
 fn whole(content: &[u8]) -> Vec<Vec<u8>> {
@@ -168,7 +176,28 @@ pub fn reassemble_transcript(ctx: &Context, request: &Request) -> Result<Output>
     if ctx.fault(Fault::ReassembleTrailingNewline) {
         transcript.push(b'\n');
     }
+    if ctx.fault(Fault::ChunkJsonReencode) {
+        transcript = reencode_lines(&transcript)?;
+    }
     Ok(Output::Raw(transcript))
+}
+
+/// The `chunk-json-reencode` fault: every line that is JSON written back
+/// compactly by serde_json (same values, possibly different bytes); other lines
+/// and the `\n` separators stay as they are.
+fn reencode_lines(transcript: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(transcript.len());
+    for (index, line) in transcript.split(|&b| b == b'\n').enumerate() {
+        if index > 0 {
+            out.push(b'\n');
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(value) => serde_json::to_writer(&mut out, &value)
+                .map_err(|err| Error::failed(format!("re-encoding line {}: {err}", index + 1)))?,
+            Err(_) => out.extend_from_slice(line),
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -180,6 +209,13 @@ mod tests {
             .iter()
             .map(|c| String::from_utf8_lossy(c).into_owned())
             .collect()
+    }
+
+    #[test]
+    fn reencoding_keeps_values_but_not_bytes() {
+        let input = b"{\"a\": 1, \"b\": [1, 2]}\nnot json\n\n{\"c\":true}";
+        let output = reencode_lines(input).expect("re-encodes");
+        assert_eq!(output, b"{\"a\":1,\"b\":[1,2]}\nnot json\n\n{\"c\":true}");
     }
 
     #[test]

@@ -42,6 +42,9 @@ macro_rules! faults {
 }
 
 faults! {
+    // --- path safety ---
+    /// `read-transcript` follows a session reference with a `..` component.
+    SessionRefUnchecked = "session-ref-unchecked",
     // --- info ---
     /// `info` reports `protocol_version` 2, which the host refuses to register.
     InfoProtocol2 = "info-protocol-2",
@@ -61,6 +64,9 @@ faults! {
     InfoSlow = "info-slow",
     /// `info` reports the name "other-agent", not the one in the binary's file name.
     InfoNameMismatch = "info-name-mismatch",
+    /// `info` adds `"x_generated_at"`, the current time with nanoseconds, so two
+    /// calls never give the same answer.
+    InfoUnstable = "info-unstable",
 
     // --- detect ---
     /// `detect` answers `{"present":"yes"}`: a string where a bool belongs.
@@ -127,6 +133,10 @@ faults! {
     ReassembleLenientBase64 = "reassemble-lenient-base64",
     /// `reassemble-transcript` treats a missing or non-array `chunks` as empty.
     ReassembleMissingChunksOk = "reassemble-missing-chunks-ok",
+    /// `reassemble-transcript` re-encodes every JSONL line that is valid JSON
+    /// compactly through serde_json: same JSON values, different bytes when the
+    /// line had spaces (or keys out of order).
+    ChunkJsonReencode = "chunk-json-reencode",
     /// `format-resume-command` answers an empty command.
     ResumeEmpty = "resume-empty",
 
@@ -140,10 +150,18 @@ faults! {
     /// Invalid JSON on the stdin of get-session-id, read-session and write-session is
     /// taken as `{}`; get-session-id then answers `{"session_id":"unknown"}`.
     InvalidJsonOk = "invalid-json-ok",
-    /// A missing required flag is taken as the empty string.
+    /// A missing required value flag (of any subcommand) is taken as the empty
+    /// string and the handler carries on; some handlers then guess a default, so
+    /// that each of these exits 0: `get-session-dir` uses `ENTIRE_REPO_ROOT`,
+    /// `resolve-session-file` answers `<dir>/session.jsonl`, `read-transcript`
+    /// reads `$ENTIRE_REPO_ROOT/.reference/transcript.jsonl` (printing nothing if
+    /// it does not exist), `chunk-transcript` uses a 50 MiB maximum.
     MissingFlagOk = "missing-flag-ok",
     /// Invalid JSON on stdin makes the plugin panic (Rust's message, exit 101).
     PanicOnInvalidJson = "panic-on-invalid-json",
+    /// Every subcommand that reads stdin sleeps an hour, after reading it, when
+    /// stdin holds more than 1 MiB.
+    LargeStdinHang = "large-stdin-hang",
 
     // --- hooks ---
     /// `install-hooks` appends every Entire hook again on each run and reports them all.
@@ -162,6 +180,9 @@ faults! {
     UninstallDeletesDir = "uninstall-deletes-dir",
     /// `uninstall-hooks` leaves behind the empty `{}` settings file it created.
     UninstallLeavesFile = "uninstall-leaves-file",
+    /// `uninstall-hooks` exits 1 with "no hooks installed" when there is no
+    /// settings file, instead of succeeding with nothing to do.
+    UninstallFailsWhenNotInstalled = "uninstall-fails-when-not-installed",
     /// `are-hooks-installed` always answers `{"installed":true}`.
     AreInstalledAlwaysTrue = "are-installed-always-true",
     /// `are-hooks-installed` answers the string `"true"`/`"false"` instead of a bool.
@@ -183,6 +204,12 @@ faults! {
     ParseHookEmptyOk = "parse-hook-empty-ok",
     /// `parse-hook` with an unknown hook name exits 1 with nothing on stderr.
     ParseHookUnknownErrorSilent = "parse-hook-unknown-error-silent",
+    /// `parse-hook` with the payload `{}` (an object without any field) answers a
+    /// bare event of the hook's type with `"session_id": ""` instead of `null`.
+    ParseHookEmptyObjectEvent = "parse-hook-empty-object-event",
+    /// `parse-hook` with a payload without a session id uses the id "unknown"
+    /// instead of answering `null` (the other required fields are still checked).
+    ParseHookUnknownSession = "parse-hook-unknown-session",
 
     // --- transcript analysis ---
     /// `get-transcript-position` answers the position as a string.
@@ -213,8 +240,31 @@ faults! {
     SubagentFilesIgnoreDir = "subagent-files-ignore-dir",
     /// `calculate-total-tokens` answers `subagent_tokens: null` even with subagent transcripts.
     SubagentTokensNull = "subagent-tokens-null",
+    /// `calculate-total-tokens` writes `subagent_tokens.input_tokens` as a string
+    /// when there are subagent transcripts.
+    SubagentTokensString = "subagent-tokens-string",
+    /// `extract-all-modified-files` and `calculate-total-tokens` exit 1 with "no
+    /// subagent transcripts" when the subagents directory exists but holds no
+    /// `*.jsonl` (a missing directory still means "no subagents").
+    SubagentEmptyDirError = "subagent-empty-dir-error",
     /// `prepare-transcript` exits 0 for a transcript that does not exist.
     PrepareMissingOk = "prepare-missing-ok",
+    /// `prepare-transcript` exits 1 with "cannot prepare" whatever the
+    /// transcript, even one that exists and is not being written.
+    PrepareFails = "prepare-fails",
+    /// `prepare-transcript` sleeps an hour, unconditionally, ignoring its own
+    /// 5 s bound: the caller's deadline must stop it.
+    PrepareHang = "prepare-hang",
+
+    // --- compact transcript ---
+    /// `compact-transcript` answers `{"transcript": "", "assets": []}` for a
+    /// transcript that compacts to something.
+    CompactEmptyTranscript = "compact-empty-transcript",
+    /// `compact-transcript` answers, beside the right transcript, the asset
+    /// `{"name": "", "media_type": "text/plain", "data": "eA=="}` (no name).
+    CompactBadAsset = "compact-bad-asset",
+
+    // --- every subcommand ---
     /// Every subcommand also writes 11 MiB to stderr (its output stays correct).
     StderrFlood = "stderr-flood",
 }

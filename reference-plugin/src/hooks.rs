@@ -154,6 +154,9 @@ pub fn uninstall_hooks(ctx: &Context, _request: &Request) -> Result<Output> {
 
     let path = dir.join(SETTINGS_FILE);
     let Some(mut settings) = load(&path)? else {
+        if ctx.fault(Fault::UninstallFailsWhenNotInstalled) {
+            return Err(Error::failed("no hooks installed"));
+        }
         return Ok(Output::Nothing);
     };
     if !remove_entire_hooks(&mut settings) {

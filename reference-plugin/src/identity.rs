@@ -11,6 +11,7 @@ use crate::faults::Fault;
 use crate::hooks;
 use crate::output::{self, Output};
 use crate::protocol::{self, Capabilities, Info, PROTOCOL_VERSION};
+use crate::timestamp;
 use crate::variants::Variant;
 
 /// Registry name. The host registers the plugin under the name in its file name
@@ -54,6 +55,7 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
             text_generator: all,
             hook_response_writer: all,
             subagent_aware_extractor: all,
+            compact_transcript: all,
         },
     };
 
@@ -71,6 +73,9 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
             if let Value::Object(object) = &mut answer {
                 object.remove("description");
             }
+        }
+        Some(Fault::InfoUnstable) => {
+            answer["x_generated_at"] = json!(timestamp::now_rfc3339_nanos());
         }
         Some(Fault::InfoTrailingGarbage) => {
             let mut bytes = output::json_bytes(ctx, answer)?;

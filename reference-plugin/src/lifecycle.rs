@@ -73,7 +73,18 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
         }
         return Err(Error::failed("empty hook input"));
     }
-    let payload: NativePayload = protocol::parse_object(ctx, &request.stdin, "hook payload")?;
+    let raw: Value = protocol::parse_object(ctx, &request.stdin, "hook payload")?;
+    if ctx.fault(Fault::ParseHookEmptyObjectEvent) && raw.as_object().is_some_and(|o| o.is_empty())
+    {
+        let bare = Event {
+            event_type,
+            timestamp: timestamp::now_rfc3339(),
+            ..Event::default()
+        };
+        return Ok(Output::Json(protocol::to_json(&bare)?));
+    }
+    let payload: NativePayload = serde_json::from_value(raw)
+        .map_err(|err| Error::failed(format!("invalid hook payload: {err}")))?;
 
     let Some(event) = build_event(ctx, event_type, payload) else {
         return Ok(Output::Json(Value::Null));
@@ -91,7 +102,11 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
 /// - TurnStart and TurnEnd need the session reference (the transcript);
 /// - SubagentStart and SubagentEnd need the session reference and tool_use_id.
 fn build_event(ctx: &Context, event_type: u8, payload: NativePayload) -> Option<Event> {
-    let session_id = non_empty(payload.session_id)?;
+    let session_id = match non_empty(payload.session_id) {
+        Some(id) => id,
+        None if ctx.fault(Fault::ParseHookUnknownSession) => "unknown".to_owned(),
+        None => return None,
+    };
     let session_ref = non_empty(payload.transcript_path).or(non_empty(payload.session_ref));
     let is_subagent = matches!(
         event_type,

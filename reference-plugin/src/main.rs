@@ -85,6 +85,9 @@ const fn command(
     }
 }
 
+/// Stdin size above which the `large-stdin-hang` fault hangs: 1 MiB.
+const LARGE_STDIN: usize = 1024 * 1024;
+
 const STDIN: bool = true;
 const NO_STDIN: bool = false;
 
@@ -125,6 +128,8 @@ const COMMANDS: &[Command] = &[
     // Capability subagent_aware_extractor.
     command("extract-all-modified-files", &["--offset", "--subagents-dir"], &[], STDIN, subagents::extract_all_modified_files),
     command("calculate-total-tokens",     &["--offset", "--subagents-dir"], &[], STDIN, subagents::calculate_total_tokens),
+    // Capability compact_transcript (host-behaviour.md, "After the protocol text was written").
+    command("compact-transcript",         &["--session-ref"], &[], NO_STDIN, analysis::compact_transcript),
 ];
 
 fn main() -> ExitCode {
@@ -197,6 +202,9 @@ fn run(ctx: &Context, command: &Command, raw_flags: &[OsString]) -> Result<()> {
         std::io::stdin()
             .read_to_end(&mut stdin)
             .context(|| "reading stdin")?;
+        if ctx.fault(Fault::LargeStdinHang) && stdin.len() > LARGE_STDIN {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
     }
     let answer = (command.run)(ctx, &Request { args, stdin })?;
     output::write(ctx, answer)

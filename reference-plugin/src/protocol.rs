@@ -46,6 +46,9 @@ pub struct Capabilities {
     pub text_generator: bool,
     pub hook_response_writer: bool,
     pub subagent_aware_extractor: bool,
+    /// `compact-transcript`: an addition after the protocol text was written
+    /// (host-behaviour.md), which newer hosts call.
+    pub compact_transcript: bool,
 }
 
 /// The HookInput object (stdin of `get-session-id` and `read-session`); only the
@@ -105,6 +108,26 @@ pub struct Event {
     pub subagent_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_description: Option<String>,
+}
+
+/// The answer of `compact-transcript` (host-behaviour.md, "After the protocol
+/// text was written").
+#[derive(Debug, Serialize)]
+pub struct CompactedTranscript {
+    /// Standard padded base64 of the compacted transcript; never empty.
+    pub transcript: String,
+    /// Files that belong with the compacted transcript; the reference agent has
+    /// none, and says so with an empty array.
+    pub assets: Vec<Asset>,
+}
+
+/// One asset of a compacted transcript: every field non-empty but `data`.
+#[derive(Debug, Serialize)]
+pub struct Asset {
+    pub name: String,
+    pub media_type: String,
+    /// Standard padded base64 of the asset's bytes.
+    pub data: String,
 }
 
 /// Event type numbers of the protocol.

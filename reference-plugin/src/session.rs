@@ -54,7 +54,14 @@ fn generated_session_id() -> String {
 /// is not an ASCII letter or digit with `-`, as Claude Code does, so sessions of
 /// different repositories never mix.
 pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
-    let repo_path = request.args.value("--repo-path");
+    // The missing-flag-ok fault: guess the repository instead of refusing.
+    let guessed_root;
+    let repo_path = if request.args.missing("--repo-path") {
+        guessed_root = ctx.repo_root()?.to_string_lossy().into_owned();
+        guessed_root.as_str()
+    } else {
+        request.args.value("--repo-path")
+    };
     if !Path::new(repo_path).is_absolute() {
         return Err(Error::failed(format!(
             "--repo-path must be an absolute path, got {repo_path:?}"
@@ -104,6 +111,8 @@ pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> 
     let session_id = request.args.value("--session-id");
     let file_name = match ctx.fault {
         Some(Fault::ResolveDropsId) => "session.jsonl".to_owned(),
+        // The missing-flag-ok fault: guess a file instead of refusing.
+        _ if request.args.missing("--session-id") => "session.jsonl".to_owned(),
         Some(Fault::ResolveTraversal) => format!("{session_id}.jsonl"),
         _ => {
             check_session_id(session_id)?;

@@ -11,12 +11,12 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::Request;
 use crate::args;
 use crate::context::Context;
-use crate::error::{ErrorContext, Result};
+use crate::error::{Error, ErrorContext, Result};
 use crate::faults::Fault;
 use crate::output::Output;
 use crate::protocol::{self, TokenUsage};
@@ -43,6 +43,17 @@ fn subagent_transcripts(dir: &str) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// [`subagent_transcripts`] for the subcommands, with the
+/// `subagent-empty-dir-error` fault: an existing directory without transcripts
+/// is an error instead of "no subagents".
+fn transcripts_for(ctx: &Context, dir: &str) -> Result<Vec<PathBuf>> {
+    let files = subagent_transcripts(dir)?;
+    if files.is_empty() && ctx.fault(Fault::SubagentEmptyDirError) && Path::new(dir).is_dir() {
+        return Err(Error::failed(format!("no subagent transcripts in {dir}")));
+    }
+    Ok(files)
+}
+
 fn read(path: &Path) -> Result<Vec<u8>> {
     fs::read(path).context(|| format!("reading subagent transcript {}", path.display()))
 }
@@ -54,7 +65,7 @@ pub fn extract_all_modified_files(ctx: &Context, request: &Request) -> Result<Ou
     let offset = args::parse_offset(request.args.value("--offset"))?;
     let mut files = transcript::modified_files(&request.stdin, offset);
     if !ctx.fault(Fault::SubagentFilesIgnoreDir) {
-        for path in subagent_transcripts(request.args.value("--subagents-dir"))? {
+        for path in transcripts_for(ctx, request.args.value("--subagents-dir"))? {
             for file in transcript::modified_files(&read(&path)?, 0) {
                 transcript::push_unique(&mut files, file);
             }
@@ -70,7 +81,7 @@ pub fn calculate_total_tokens(ctx: &Context, request: &Request) -> Result<Output
     let offset = args::parse_offset(request.args.value("--offset"))?;
     let mut usage = transcript::token_usage(&request.stdin, offset);
 
-    let subagents = subagent_transcripts(request.args.value("--subagents-dir"))?;
+    let subagents = transcripts_for(ctx, request.args.value("--subagents-dir"))?;
     if !subagents.is_empty() && !ctx.fault(Fault::SubagentTokensNull) {
         let mut total = TokenUsage::default();
         for path in &subagents {
@@ -78,5 +89,15 @@ pub fn calculate_total_tokens(ctx: &Context, request: &Request) -> Result<Output
         }
         usage.subagent_tokens = Some(Box::new(total));
     }
-    Ok(Output::Json(protocol::to_json(&usage)?))
+    let mut answer = protocol::to_json(&usage)?;
+    if ctx.fault(Fault::SubagentTokensString)
+        && let Some(total) = &usage.subagent_tokens
+        && let Some(Value::Object(object)) = answer.get_mut("subagent_tokens")
+    {
+        object.insert(
+            "input_tokens".to_owned(),
+            json!(total.input_tokens.to_string()),
+        );
+    }
+    Ok(Output::Json(answer))
 }

@@ -17,6 +17,18 @@ pub fn now_rfc3339() -> String {
     format_rfc3339(seconds)
 }
 
+/// The current time as `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (UTC, nanoseconds), for
+/// the `info-unstable` fault: two calls practically never give the same text.
+pub fn now_rfc3339_nanos() -> String {
+    let elapsed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let seconds = i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX);
+    let stamp = format_rfc3339(seconds);
+    let stamp = stamp.strip_suffix('Z').unwrap_or(&stamp);
+    format!("{stamp}.{:09}Z", elapsed.subsec_nanos())
+}
+
 /// Format seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
 pub fn format_rfc3339(unix_seconds: i64) -> String {
     let days = unix_seconds.div_euclid(86_400);
@@ -136,6 +148,9 @@ mod tests {
         assert_eq!(format_rfc3339(1_768_305_600), "2026-01-13T12:00:00Z");
         assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59Z");
         assert!(is_rfc3339(&now_rfc3339()));
+        let precise = now_rfc3339_nanos();
+        assert!(is_rfc3339(&precise), "{precise}");
+        assert_eq!(precise.len(), "2026-01-13T12:00:00.123456789Z".len());
     }
 
     #[test]

@@ -132,6 +132,44 @@ fn prompt_text(entry: &Value) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// The compacted transcript (`compact-transcript`): only the conversation.
+///
+/// Keeps, byte for byte and in order, the lines whose `type` is `user` or
+/// `assistant`, each ending with `\n`, and drops everything else: summaries and
+/// other bookkeeping entries, lines that are not JSON, and *tool result* user
+/// lines, i.e. user entries whose `message.content` is an array holding a
+/// `tool_result` block and no `text` block (the agent's own tool output fed
+/// back, usually the bulk of a transcript). Empty when nothing is kept.
+pub fn compact(content: &[u8]) -> Vec<u8> {
+    let mut compacted = Vec::new();
+    for line in lines(content) {
+        let Ok(entry) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let keep = match entry_type(&entry) {
+            "assistant" => true,
+            "user" => !is_tool_result(&entry),
+            _ => false,
+        };
+        if keep {
+            compacted.extend_from_slice(line);
+            compacted.push(b'\n');
+        }
+    }
+    compacted
+}
+
+/// Whether a user entry only feeds tool output back: a `tool_result` block and
+/// no `text` block.
+fn is_tool_result(entry: &Value) -> bool {
+    let has_block = |wanted: &str| {
+        content_blocks(entry)
+            .iter()
+            .any(|block| block.get("type").and_then(Value::as_str) == Some(wanted))
+    };
+    has_block("tool_result") && !has_block("text")
+}
+
 /// The summary of the last `{"type":"summary","summary":...}` entry, if any.
 pub fn summary(content: &[u8]) -> Option<String> {
     entries_from(content, 0)
@@ -227,6 +265,23 @@ mod tests {
         let content = TRANSCRIPT.as_bytes();
         assert_eq!(prompts(content, 0), ["first prompt", "second"]);
         assert_eq!(prompts(content, 2), ["second"]);
+    }
+
+    #[test]
+    fn compacts_to_the_conversation() {
+        let compacted = compact(TRANSCRIPT.as_bytes());
+        let kept: Vec<&str> = TRANSCRIPT.lines().collect();
+        // user, assistant, user with text beside a tool result, assistant; not
+        // the summaries, the non-JSON line or the pure tool result.
+        let expected = [kept[1], kept[2], kept[4], kept[6]].map(|line| format!("{line}\n"));
+        assert_eq!(
+            String::from_utf8(compacted).expect("utf-8"),
+            expected.concat()
+        );
+        assert!(compact(b"{\"type\":\"summary\",\"summary\":\"s\"}\n").is_empty());
+        assert!(compact(b"").is_empty());
+        // An unterminated last line is terminated.
+        assert_eq!(compact(b"{\"type\":\"user\"}"), b"{\"type\":\"user\"}\n");
     }
 
     #[test]

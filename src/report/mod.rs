@@ -1,8 +1,11 @@
 //! The reporters: each renders a [`RunReport`](crate::results::RunReport)
 //! for one audience.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod progress;
 
 use std::fmt::Write as _;
 
