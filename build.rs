@@ -40,6 +40,19 @@ fn main() {
         }
         writeln!(file, "];").unwrap();
     }
+    let items = root.join("coverage").join("spec-items.yaml");
+    println!("cargo:rerun-if-changed={}", items.display());
+    writeln!(
+        file,
+        "/// `coverage/spec-items.yaml`: the specification's items."
+    )
+    .unwrap();
+    writeln!(
+        file,
+        "pub static SPEC_ITEMS: &str = include_str!({:?});",
+        items.display().to_string()
+    )
+    .unwrap();
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::case::{self, Suite};
+use crate::case::{self, Suite, glob};
 use crate::execute::{self, Options};
 use crate::report::human::{Human, Verbosity};
 use crate::schema::{self, Schemas};
@@ -75,6 +75,12 @@ enum Command {
     Schema {
         /// Schema name; omit to list them.
         name: Option<String>,
+    },
+    /// Print the specification's items and the cases that check each.
+    Coverage {
+        /// Extra case directories, as for `run`.
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
     },
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions {
@@ -200,6 +206,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
         Some(Command::List { capability, cases }) => list(capability.as_deref(), &cases),
         Some(Command::Explain { id, cases }) => explain(&id, &cases),
         Some(Command::Schema { name }) => print_schema(name.as_deref()),
+        Some(Command::Coverage { cases }) => coverage(&cases),
         Some(Command::Completions { shell }) => {
             let mut out = std::io::stdout().lock();
             clap_complete::generate(shell, &mut Cli::command(), "agent-conform", &mut out);
@@ -216,12 +223,20 @@ fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
             "this is a defect of agent-conform's own schemas; please report it",
         )
     })?;
-    let suite = case::load(cases, &schemas).map_err(|err| {
+    let broken = |err: String| {
         UsageError::new(
             format!("broken case file: {err}"),
             "fix the case file (see README.md, \"Writing a case\"), or drop its --cases directory",
         )
+    };
+    let suite = case::load(cases, &schemas).map_err(|err| broken(err.to_string()))?;
+    let items = crate::coverage::items().map_err(|err| {
+        UsageError::new(
+            err,
+            "this is a defect of agent-conform's own spec items; please report it",
+        )
     })?;
+    crate::coverage::check_covers(&suite.cases, &items).map_err(broken)?;
     Ok((schemas, suite))
 }
 
@@ -292,29 +307,6 @@ fn select(suite: &mut Suite, only: &[String], skip: &[String]) -> Result<(), Usa
         .cases
         .retain(|c| c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id)));
     Ok(())
-}
-
-/// Glob matching on case ids: `*` any run of characters, `?` one.
-pub fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// A hint naming the case ids closest to what was asked for.
@@ -516,6 +508,36 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+fn coverage(cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    let items = crate::coverage::items().map_err(|err| UsageError::new(err, "please report it"))?;
+    let table = crate::coverage::table(&suite.cases, &items);
+    let mut text = format!("{:<52} {:>5}  cases\n", "item", "count");
+    let mut holes = 0;
+    for (item, ids) in &table {
+        holes += usize::from(ids.is_empty());
+        let shown: Vec<&str> = ids.iter().map(String::as_str).take(3).collect();
+        let more = if ids.len() > 3 {
+            format!(" (+{})", ids.len() - 3)
+        } else {
+            String::new()
+        };
+        let list = if ids.is_empty() {
+            "NOT COVERED".to_string()
+        } else {
+            shown.join(", ") + &more
+        };
+        text.push_str(&format!("{:<52} {:>5}  {list}\n", item.id, ids.len()));
+    }
+    text.push_str(&format!(
+        "\n{} items, {} covered, {holes} not covered\n",
+        table.len(),
+        table.len() - holes
+    ));
+    print_stdout(&text);
+    Ok(ExitCode::from(u8::from(holes > 0)))
 }
 
 fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {

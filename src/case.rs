@@ -69,6 +69,10 @@ pub struct Case {
     /// step's stdout JSON becomes `{{info:/...}}` for every other case.
     #[serde(default)]
     pub gate: bool,
+    /// The specification items the case checks (`coverage/spec-items.yaml`;
+    /// `*` globs allowed). Subcommands and flags in `args` count too.
+    #[serde(default)]
+    pub covers: Vec<String>,
     /// Free tags (`large` marks opt-in cases).
     #[serde(default)]
     pub tags: Vec<String>,
@@ -857,6 +861,29 @@ impl Known<'_> {
         }
         Ok(())
     }
+}
+
+/// Glob matching (case ids, spec items): `*` any run of characters, `?` one.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// The directory part of a display path (`cases/core/x.yaml` → `cases/core`).

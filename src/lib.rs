@@ -13,12 +13,14 @@
 //! - [`generate`] and [`roundtrip`] make seeded transcripts and check the
 //!   chunking round trip over them;
 //! - [`execute`] runs a suite (gate, capabilities, parallel cases);
+//! - [`coverage`] maps the specification's items to the cases that check them;
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`app`] is the command line.
 
 pub mod app;
 pub mod case;
 pub mod checks;
+pub mod coverage;
 pub mod discovery;
 pub mod execute;
 pub mod generate;
