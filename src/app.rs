@@ -123,6 +123,15 @@ struct RunArgs {
     #[arg(long, value_name = "PATTERN")]
     skip: Vec<String>,
 
+    /// Also run the opt-in large-transcript cases (1, 10 and 60 MiB).
+    #[arg(long)]
+    large: bool,
+
+    /// Make sandboxes in DIR [default: /dev/shm when it has room, else the
+    /// system's temporary directory].
+    #[arg(long, value_name = "DIR")]
+    sandbox_dir: Option<PathBuf>,
+
     /// Keep every sandbox (those of cases that did not pass are always kept).
     #[arg(long)]
     keep_temp: bool,
@@ -246,7 +255,18 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .as_deref()
         .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
     let plugin = check_plugin(plugin)?;
+    if let Some(dir) = &args.sandbox_dir
+        && !dir.is_dir()
+    {
+        return Err(UsageError::new(
+            format!("--sandbox-dir {} is not a directory", dir.display()),
+            "create it first, or leave the flag out",
+        ));
+    }
     let (schemas, mut suite) = load(&args.cases)?;
+    if !args.large {
+        suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
+    }
     select(&mut suite, &args.only, &args.skip)?;
     let options = Options {
         timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
@@ -254,6 +274,10 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         keep_temp: args.keep_temp,
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
         seed: args.seed.unwrap_or_else(random_seed),
+        sandbox_base: args
+            .sandbox_dir
+            .clone()
+            .unwrap_or_else(crate::sandbox::default_base),
     };
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());

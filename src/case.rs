@@ -99,6 +99,14 @@ pub enum Property {
         /// Which inputs.
         corpus: RoundTripCorpus,
     },
+    /// The round trip of one large generated JSONL transcript, streamed so
+    /// that the harness never holds it twice (opt-in: tag `large`).
+    LargeRoundTrip {
+        /// Size of the transcript in MiB.
+        mib: usize,
+        /// The `--max-size` values to try.
+        max_sizes: Vec<usize>,
+    },
 }
 
 /// The inputs of a round-trip property.
@@ -863,15 +871,17 @@ impl Known<'_> {
     }
 }
 
-/// Glob matching (case ids, spec items): `*` any run of characters, `?` one.
+/// Glob matching (case ids, spec items): `*` any run of bytes, `?` one
+/// byte. Ids are ASCII; matching bytes keeps it allocation-free, which
+/// matters when every `covers:` entry is matched against every item.
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
     let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+        if pi < p.len() && (p[pi] == b'?' || p[pi] == t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
+        } else if pi < p.len() && p[pi] == b'*' {
             star = Some(pi);
             mark = ti;
             pi += 1;
@@ -883,7 +893,7 @@ pub fn glob(pattern: &str, text: &str) -> bool {
             return false;
         }
     }
-    p[pi..].iter().all(|c| *c == '*')
+    p[pi..].iter().all(|c| *c == b'*')
 }
 
 /// The directory part of a display path (`cases/core/x.yaml` → `cases/core`).

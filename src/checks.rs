@@ -51,7 +51,8 @@ impl Finding {
         self
     }
 
-    fn diff(mut self, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
+    /// Adds what was expected and what came back.
+    pub fn diff(mut self, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
         self.expected = Some(expected.into());
         self.actual = Some(actual.into());
         self

@@ -40,11 +40,14 @@ pub struct Options {
     pub jobs: usize,
     /// Seed of the generated inputs.
     pub seed: u64,
+    /// Where sandboxes are made.
+    pub sandbox_base: PathBuf,
 }
 
 /// Shared, read-only state of a run.
 struct Run<'a> {
     progress: &'a dyn Progress,
+    reaper: sandbox::Reaper,
     plugin: &'a Path,
     samples: &'a [Sample],
     schemas: &'a Schemas,
@@ -64,6 +67,7 @@ pub fn run(
     let start = Instant::now();
     let mut run = Run {
         progress,
+        reaper: sandbox::Reaper::start(),
         plugin,
         samples: &suite.samples,
         schemas,
@@ -92,6 +96,7 @@ pub fn run(
     };
     reports.extend(rest);
     run.progress.done();
+    run.reaper.finish();
     let invocations = reports
         .iter()
         .flat_map(|c| c.steps.iter().map(|s| s.duration))
@@ -104,6 +109,7 @@ pub fn run(
         invocations,
         jobs: options.jobs,
         seed: options.seed,
+        peak_rss_bytes: crate::results::peak_rss_bytes(),
     }
 }
 
@@ -176,23 +182,26 @@ impl Run<'_> {
             let reason = format!("capability {cap} is not declared in info");
             return (report_shell(case, CaseOutcome::Skipped(reason)), None);
         }
-        let mut sandbox = match Sandbox::create(&sandbox_prefix(&case.id)) {
-            Ok(sandbox) => sandbox,
-            Err(err) => {
-                let reason = format!("could not create a sandbox: {err}");
-                return (not_run(case, &reason), None);
-            }
-        };
+        let mut sandbox =
+            match Sandbox::create(&sandbox_prefix(&case.id), &self.options.sandbox_base) {
+                Ok(sandbox) => sandbox,
+                Err(err) => {
+                    let reason = format!("could not create a sandbox: {err}");
+                    return (not_run(case, &reason), None);
+                }
+            };
         let mut state = CaseState::default();
         let (outcome, note) = self.steps(case, &sandbox, &mut state);
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
         if report.outcome != CaseOutcome::Passed || self.options.keep_temp {
+            save_stdin(&state.stdin_files);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());
         }
         report.duration = start.elapsed();
+        self.reaper.dispose(sandbox);
         (report, state.last_json)
     }
 
@@ -239,8 +248,20 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> Result<Option<String>, String> {
-        let Property::RoundTrip { corpus } = property;
         let seed = self.options.seed;
+        let mut count = 0;
+        let mut stdin_files = Vec::new();
+        let mut invoke = |call: roundtrip::Call| {
+            count += 1;
+            self.run_raw(sandbox, call, count, &mut stdin_files)
+        };
+        let corpus = match property {
+            Property::RoundTrip { corpus } => corpus,
+            Property::LargeRoundTrip { mib, max_sizes } => {
+                let verdict = roundtrip::large(*mib, max_sizes, seed, &mut invoke);
+                return Ok(self.record(case, verdict, state));
+            }
+        };
         let inputs: Vec<(String, Input)> = match corpus {
             RoundTripCorpus::Jsonl => labelled(generate::corpus(Corpus::Jsonl, seed), seed),
             RoundTripCorpus::Bytes => labelled(generate::corpus(Corpus::Bytes, seed), seed),
@@ -261,11 +282,6 @@ impl Run<'_> {
                  `transcripts:` in a --cases file"
                 .to_string());
         }
-        let mut count = 0;
-        let mut invoke = |label: &str, args: Vec<String>, stdin: Arc<[u8]>| {
-            count += 1;
-            self.run_raw(case, sandbox, label, args, stdin, count)
-        };
         let have_samples = !self.samples.is_empty();
         let verdict = roundtrip::run(
             *corpus,
@@ -275,45 +291,50 @@ impl Run<'_> {
             self.schemas,
             &mut invoke,
         );
+        Ok(self.record(case, verdict, state))
+    }
+
+    /// Adds a property's invocations to the case; returns its note.
+    fn record(
+        &self,
+        case: &Case,
+        verdict: roundtrip::Verdict,
+        state: &mut CaseState,
+    ) -> Option<String> {
         for mut report in verdict.steps {
             downgrade(case, &mut report);
             state.reports.push(report);
         }
-        Ok(verdict.note)
+        verdict.note
     }
 
     /// One invocation outside the YAML steps (properties): saves stdin,
     /// runs, and applies the host's universal rules.
     fn run_raw(
         &self,
-        case: &Case,
         sandbox: &Sandbox,
-        label: &str,
-        args: Vec<String>,
-        stdin: Arc<[u8]>,
+        call: roundtrip::Call,
         count: usize,
+        stdin_files: &mut Vec<(PathBuf, runner::Bytes)>,
     ) -> (runner::Outcome, StepReport) {
         let file = sandbox.stdin_dir().join(format!("p{count}.stdin"));
-        let saved = std::fs::write(&file, &stdin).is_ok();
-        let inv = Invocation {
-            program: self.plugin.to_path_buf(),
-            args,
-            cwd: sandbox.repo(),
-            env: sandbox.env(),
-            env_remove: sandbox::env_remove(),
-            stdin: Some(stdin),
-            timeout: self.options.timeout,
-        };
+        defer_stdin(stdin_files, &file, &call.stdin);
+        let mut inv = self.invocation(sandbox, call.args, self.options.timeout);
+        inv.stdin = Some(call.stdin);
+        inv.stdout_limit = call.stdout_limit;
+        inv.expect_stdout = call.expect_stdout;
         let outcome = runner::run(&inv);
-        let mut report = step_report(
-            label.to_string(),
-            &inv,
-            &outcome,
-            saved.then_some(file.as_path()),
-        );
+        let mut report = step_report(call.label, &inv, &outcome, Some(&file));
         report.findings = checks::universal(inv.timeout.as_secs(), &outcome);
-        let _ = case;
         (outcome, report)
+    }
+
+    /// An invocation of the plugin in the sandbox, with the host's limits.
+    fn invocation(&self, sandbox: &Sandbox, args: Vec<String>, timeout: Duration) -> Invocation {
+        let mut inv = Invocation::new(self.plugin.to_path_buf(), args, sandbox.repo(), timeout);
+        inv.env = sandbox.env();
+        inv.env_remove = sandbox::env_remove();
+        inv
     }
 
     fn write_files(&self, case: &Case, sandbox: &Sandbox, state: &CaseState) -> Result<(), String> {
@@ -470,6 +491,12 @@ impl Run<'_> {
         };
         let prepared = self.prepare(case, index, item, sandbox, state);
         let (inv, stdin_file) = match prepared {
+            Ok((inv, Some(file))) => {
+                if let Some(bytes) = &inv.stdin {
+                    defer_stdin(&mut state.stdin_files, &file, bytes);
+                }
+                (inv, Some(file))
+            }
             Ok(prepared) => prepared,
             Err(reason) => {
                 let args = step.args.clone().unwrap_or_default();
@@ -537,14 +564,12 @@ impl Run<'_> {
             None => None,
         };
         let stdin_file = match &stdin {
-            Some(bytes) => {
+            Some(_) => {
                 let file = match item {
                     Some((n, _)) => format!("{}-{}.stdin", index + 1, n + 1),
                     None => format!("{}.stdin", index + 1),
                 };
-                let file = sandbox.stdin_dir().join(file);
-                std::fs::write(&file, bytes).map_err(|e| format!("cannot save stdin: {e}"))?;
-                Some(file)
+                Some(sandbox.stdin_dir().join(file))
             }
             None => None,
         };
@@ -553,15 +578,8 @@ impl Run<'_> {
         } else {
             self.options.timeout
         };
-        let inv = Invocation {
-            program: self.plugin.to_path_buf(),
-            args,
-            cwd: sandbox.repo(),
-            env: sandbox.env(),
-            env_remove: sandbox::env_remove(),
-            stdin: stdin.map(Arc::from),
-            timeout,
-        };
+        let mut inv = self.invocation(sandbox, args, timeout);
+        inv.stdin = stdin.map(Arc::new);
         Ok((inv, stdin_file))
     }
 }
@@ -632,9 +650,33 @@ fn downgrade(case: &Case, report: &mut StepReport) {
     }
 }
 
+/// Remembers a step's stdin for its reproduce command. Small stdin is kept
+/// in memory and written only if the sandbox is kept (most cases pass, and
+/// their sandboxes go); large stdin is written at once, so that memory never
+/// holds a large transcript longer than its invocation needs it.
+fn defer_stdin(files: &mut Vec<(PathBuf, runner::Bytes)>, path: &Path, bytes: &runner::Bytes) {
+    const KEEP_IN_MEMORY: usize = 1 << 20;
+    if bytes.len() <= KEEP_IN_MEMORY {
+        files.push((path.to_path_buf(), bytes.clone()));
+    } else {
+        let _ = std::fs::write(path, bytes.as_slice());
+    }
+}
+
+/// Writes the saved stdin of each step into the sandbox, for the reproduce
+/// commands of a kept sandbox. A case that passes and is deleted never pays
+/// for these writes.
+fn save_stdin(files: &[(PathBuf, runner::Bytes)]) {
+    for (path, bytes) in files {
+        let _ = std::fs::write(path, bytes.as_slice());
+    }
+}
+
 /// What the case keeps between steps.
 #[derive(Default)]
 struct CaseState {
+    /// Where each step's stdin goes if the sandbox is kept, and the bytes.
+    stdin_files: Vec<(PathBuf, runner::Bytes)>,
     user: UserData,
     captures: BTreeMap<String, Value>,
     stdouts: BTreeMap<String, Vec<u8>>,

@@ -211,6 +211,32 @@ fn bytes(rng: &mut Rng) -> Vec<Input> {
     ]
 }
 
+/// A JSONL transcript of exactly `size` bytes (lines of about 1 KiB, each a
+/// JSON object, the last one padded to fit), for the large round trips.
+pub fn large_jsonl(size: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(size);
+    let mut index = 0usize;
+    while out.len() < size {
+        let left = size - out.len();
+        let text_len = rng.range(600, 1400);
+        let line = format!(
+            "{{\"type\":\"assistant\",\"index\":{index},\"text\":\"{}\"}}\n",
+            "y".repeat(text_len)
+        );
+        if line.len() + 64 > left {
+            // The last line fills exactly what is left (at least `{}` and a newline).
+            let pad = left.saturating_sub(r#"{"type":"end","pad":""}"#.len() + 1);
+            let last = format!("{{\"type\":\"end\",\"pad\":\"{}\"}}\n", "z".repeat(pad));
+            out.extend_from_slice(&last.as_bytes()[..left.min(last.len())]);
+            break;
+        }
+        out.extend_from_slice(line.as_bytes());
+        index += 1;
+    }
+    out
+}
+
 /// Whether two transcripts are the same JSON document in other bytes. The
 /// guide's pattern for single-document JSON transcripts re-marshals them,
 /// which changes bytes but not the value; JSONL (several values) has no such
@@ -254,6 +280,18 @@ mod tests {
         let inputs = corpus(Corpus::Bytes, 1);
         let b64 = base64::engine::general_purpose::STANDARD.encode(&inputs[3].bytes);
         assert!(b64.contains('+') && b64.contains('/'));
+    }
+
+    #[test]
+    fn large_jsonl_has_the_exact_size_and_json_lines() {
+        for size in [1000, 65_536, 1 << 20] {
+            let bytes = large_jsonl(size, 3);
+            assert_eq!(bytes.len(), size);
+            assert!(bytes.ends_with(b"\n"));
+            for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                serde_json::from_slice::<serde_json::Value>(line).unwrap();
+            }
+        }
     }
 
     #[test]

@@ -136,6 +136,16 @@ pub struct RunReport {
     pub jobs: usize,
     /// Seed of the generated inputs.
     pub seed: u64,
+    /// The harness's peak resident memory, where the system tells it.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// The process's peak resident set size (Linux: VmHWM in /proc/self/status).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl RunReport {

@@ -20,12 +20,39 @@ use crate::case::RoundTripCorpus;
 use crate::checks::{Finding, compare_bytes};
 use crate::generate::{Input, same_json};
 use crate::results::StepReport;
-use crate::runner::Outcome;
+use crate::runner::{Bytes, OUTPUT_LIMIT, Outcome};
 use crate::schema::{Schemas, decode_host_json};
 
-/// Runs one invocation: label, arguments, stdin; returns what happened and
-/// its report (with the host's universal rules already applied).
-pub type Invoke<'a> = dyn FnMut(&str, Vec<String>, Arc<[u8]>) -> (Outcome, StepReport) + 'a;
+/// One invocation a property asks for.
+pub struct Call {
+    /// The step's name in the report.
+    pub label: String,
+    /// Arguments after the binary.
+    pub args: Vec<String>,
+    /// stdin.
+    pub stdin: Bytes,
+    /// How much stdout to read (the host's limit unless a large case).
+    pub stdout_limit: usize,
+    /// Compare stdout with these bytes while reading, instead of keeping it.
+    pub expect_stdout: Option<Bytes>,
+}
+
+impl Call {
+    /// A call with the host's limits.
+    pub fn new(label: String, args: &[&str], stdin: Bytes) -> Call {
+        Call {
+            label,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            stdin,
+            stdout_limit: OUTPUT_LIMIT,
+            expect_stdout: None,
+        }
+    }
+}
+
+/// Runs one invocation; returns what happened and its report (with the
+/// host's universal rules already applied).
+pub type Invoke<'a> = dyn FnMut(Call) -> (Outcome, StepReport) + 'a;
 
 /// What a round trip found.
 #[derive(Default)]
@@ -135,13 +162,10 @@ fn attempt(
     invoke: &mut Invoke<'_>,
     verdict: &mut Verdict,
 ) -> Attempt {
-    let stdin: Arc<[u8]> = Arc::from(input.bytes.as_slice());
-    let args = vec![
-        "chunk-transcript".to_string(),
-        "--max-size".to_string(),
-        max.to_string(),
-    ];
-    let (out, mut report) = invoke(&format!("chunk [{what}]"), args, stdin);
+    let stdin: Bytes = Arc::new(input.bytes.clone());
+    let max_text = max.to_string();
+    let args = ["chunk-transcript", "--max-size", max_text.as_str()];
+    let (out, mut report) = invoke(Call::new(format!("chunk [{what}]"), &args, stdin));
     if has_failure(&report) {
         verdict.steps.push(report);
         return Attempt::Failed;
@@ -159,9 +183,13 @@ fn attempt(
         }
     };
     verdict.steps.push(report);
-    let stdin: Arc<[u8]> = Arc::from(out.stdout);
-    let args = vec!["reassemble-transcript".to_string()];
-    let (back, mut report) = invoke(&format!("reassemble [{what}]"), args, stdin);
+    let stdin: Bytes = Arc::new(out.stdout);
+    let call = Call::new(
+        format!("reassemble [{what}]"),
+        &["reassemble-transcript"],
+        stdin,
+    );
+    let (back, mut report) = invoke(call);
     let result = judge_reassembly(&input.bytes, &back, chunks, what, &mut report);
     verdict.steps.push(report);
     result
@@ -246,4 +274,158 @@ fn judge_reassembly(
     }
     report.findings.push(mismatch.with_context(what));
     Attempt::Failed
+}
+
+/// Stdout the harness reads in a large case, past the host's limit.
+fn large_limit(input: usize) -> usize {
+    input * 2 + (1 << 20)
+}
+
+/// The large round trip: one generated JSONL transcript of `mib` MiB at each
+/// `--max-size`. The chunk output is parsed in place (chunks borrowed, sizes
+/// checked in 64 KiB slices) and the reassembled stdout is compared as it
+/// streams in, so the harness holds the transcript and the chunk output, and
+/// nothing else of that size. Output over the host's 10 MiB limit is noted:
+/// the real host would fail such a call, which makes the rest informational.
+pub fn large(mib: usize, max_sizes: &[usize], seed: u64, invoke: &mut Invoke<'_>) -> Verdict {
+    let input: Bytes = Arc::new(crate::generate::large_jsonl(mib << 20, seed));
+    let mut verdict = Verdict::default();
+    let mut notes = Vec::new();
+    for &max in max_sizes {
+        let what = format!("{mib} MiB JSONL, seed {seed}, --max-size {max}");
+        let max_text = max.to_string();
+        let mut call = Call::new(
+            format!("chunk [{what}]"),
+            &["chunk-transcript", "--max-size", max_text.as_str()],
+            input.clone(),
+        );
+        call.stdout_limit = large_limit(input.len());
+        let (out, mut report) = invoke(call);
+        note_host_limit(&mut notes, "chunk-transcript", &out, &what);
+        if has_failure(&report) || out.exit_code() != Some(0) {
+            if out.exit_code().is_some_and(|c| c != 0) && !has_failure(&report) {
+                report.findings.push(Finding::warning(format!(
+                    "chunk-transcript refused the large JSONL transcript ({what}): unverified"
+                )));
+            }
+            verdict.steps.push(report);
+            continue;
+        }
+        let started = std::time::Instant::now();
+        if let Err(finding) = check_chunks_streaming(&out.stdout, max) {
+            report.findings.push(finding.with_context(&what));
+            verdict.steps.push(report);
+            continue;
+        }
+        let check_time = started.elapsed();
+        let chunk_time = out.elapsed;
+        verdict.steps.push(report);
+        let mut call = Call::new(
+            format!("reassemble [{what}]"),
+            &["reassemble-transcript"],
+            Arc::new(out.stdout),
+        );
+        call.stdout_limit = large_limit(input.len());
+        call.expect_stdout = Some(input.clone());
+        let (back, mut report) = invoke(call);
+        note_host_limit(&mut notes, "reassemble-transcript", &back, &what);
+        judge_streamed(&back, input.len(), &what, &mut report);
+        notes.push(format!(
+            "{what}: chunk {:.2} s, checking the chunks {:.2} s, reassemble {:.2} s",
+            chunk_time.as_secs_f64(),
+            check_time.as_secs_f64(),
+            back.elapsed.as_secs_f64()
+        ));
+        verdict.steps.push(report);
+    }
+    verdict.note = Some(notes.join("; "));
+    verdict
+}
+
+fn note_host_limit(notes: &mut Vec<String>, sub: &str, out: &Outcome, what: &str) {
+    if out.stdout_total > OUTPUT_LIMIT {
+        notes.push(format!(
+            "{sub} printed {} bytes ({what}), over the host's {OUTPUT_LIMIT}-byte stdout \
+             limit: the real host would fail this call; the round trip was checked anyway \
+             (informational)",
+            out.stdout_total
+        ));
+    }
+}
+
+/// Checks a chunk-transcript output without copying it: the chunks are
+/// borrowed from stdout and decoded 64 KiB at a time to count their bytes.
+fn check_chunks_streaming(stdout: &[u8], max: usize) -> Result<(), Finding> {
+    // `&str` borrows from stdout (base64 needs no JSON escapes); only an
+    // encoder that escapes `/` as `\/` makes the owned fallback necessary.
+    #[derive(serde::Deserialize)]
+    struct Borrowed<'a> {
+        #[serde(borrow)]
+        chunks: Option<Vec<&'a str>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Owned {
+        chunks: Option<Vec<String>>,
+    }
+    let owned;
+    let chunks: Vec<&str> = match serde_json::from_slice::<Borrowed<'_>>(stdout) {
+        Ok(parsed) => parsed.chunks.unwrap_or_default(),
+        Err(_) => {
+            owned = serde_json::from_slice::<Owned>(stdout)
+                .map_err(|e| {
+                    Finding::failure(format!("stdout is not one JSON object with chunks: {e}"))
+                })?
+                .chunks
+                .unwrap_or_default();
+            owned.iter().map(String::as_str).collect()
+        }
+    };
+    let mut buf = vec![0u8; 48 * 1024];
+    for (i, chunk) in chunks.iter().enumerate() {
+        let mut len = 0;
+        for piece in chunk.as_bytes().chunks(64 * 1024) {
+            len += base64::engine::general_purpose::STANDARD
+                .decode_slice(piece, &mut buf)
+                .map_err(|e| {
+                    Finding::failure(format!("chunk {i} is not standard padded base64: {e}"))
+                })?;
+        }
+        if len > max {
+            return Err(Finding::failure(format!(
+                "chunk {i} decodes to {len} bytes, more than --max-size {max}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn judge_streamed(back: &Outcome, expected_len: usize, what: &str, report: &mut StepReport) {
+    if has_failure(report) {
+        return;
+    }
+    if back.exit_code() != Some(0) {
+        report.findings.push(Finding::failure(format!(
+            "reassemble-transcript refused the chunks chunk-transcript made ({what})"
+        )));
+        return;
+    }
+    let Some(compared) = &back.compared else {
+        return;
+    };
+    if let Some(at) = compared.first_diff {
+        report.findings.push(
+            Finding::failure(format!(
+                "({what}) the reassembled transcript differs from the input: first difference at \
+                 byte {at} (expected {expected_len} bytes, got {})",
+                compared.total
+            ))
+            .diff(
+                format!(
+                    "(the generated transcript from byte {})",
+                    compared.excerpt_start
+                ),
+                String::from_utf8_lossy(&compared.excerpt).into_owned(),
+            ),
+        );
+    }
 }

@@ -43,9 +43,50 @@ pub struct Invocation {
     /// Variables removed from the inherited environment.
     pub env_remove: Vec<String>,
     /// Bytes written to stdin before it is closed; `None` gives no stdin at all.
-    pub stdin: Option<Arc<[u8]>>,
+    pub stdin: Option<Bytes>,
     /// Deadline for the whole invocation.
     pub timeout: Duration,
+    /// How much of stdout the harness reads before it stops the plugin:
+    /// [`OUTPUT_LIMIT`], the host's, except for the opt-in large cases, which
+    /// look past it (and say that the host would not).
+    pub stdout_limit: usize,
+    /// Compare stdout with these bytes as it streams in, instead of keeping
+    /// it: a large transcript is then never held twice.
+    pub expect_stdout: Option<Bytes>,
+}
+
+/// Shared, immutable bytes (stdin, expected stdout): cloning is free.
+pub type Bytes = Arc<Vec<u8>>;
+
+impl Invocation {
+    /// An invocation with the host's limits and no stdin.
+    pub fn new(program: PathBuf, args: Vec<String>, cwd: PathBuf, timeout: Duration) -> Invocation {
+        Invocation {
+            program,
+            args,
+            cwd,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            stdin: None,
+            timeout,
+            stdout_limit: OUTPUT_LIMIT,
+            expect_stdout: None,
+        }
+    }
+}
+
+/// The result of comparing stdout with the expected bytes while reading it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Compared {
+    /// Bytes of stdout seen.
+    pub total: usize,
+    /// The first offset where stdout differs from the expected bytes (a
+    /// length mismatch counts at the shorter length).
+    pub first_diff: Option<usize>,
+    /// Up to 1 KiB of stdout from shortly before the first difference.
+    pub excerpt: Vec<u8>,
+    /// Where `excerpt` starts in stdout.
+    pub excerpt_start: usize,
 }
 
 /// How an invocation ended.
@@ -76,6 +117,11 @@ pub struct Outcome {
     pub pipes_held_open: bool,
     /// Wall time from spawn to the end of the invocation.
     pub elapsed: Duration,
+    /// Bytes of stdout the plugin printed (read), kept or not.
+    pub stdout_total: usize,
+    /// The streaming comparison, when the invocation asked for one (stdout
+    /// is then not kept).
+    pub compared: Option<Compared>,
 }
 
 impl Outcome {
@@ -94,9 +140,12 @@ impl Outcome {
 }
 
 /// What a bounded reader thread sends back.
+#[derive(Default)]
 struct Captured {
     bytes: Vec<u8>,
     overflow: bool,
+    total: usize,
+    compared: Option<Compared>,
 }
 
 /// Runs one invocation to completion (or to its deadline).
@@ -108,20 +157,29 @@ pub fn run(inv: &Invocation) -> Outcome {
     };
     feed_stdin(&mut child, inv.stdin.clone());
     let flooded = Arc::new(AtomicBool::new(false));
-    let stdout_rx = child
-        .stdout
-        .take()
-        .map(|p| read_bounded(p, Some(flooded.clone())));
-    let stderr_rx = child.stderr.take().map(|p| read_bounded(p, None));
-    let termination = wait_with_deadline(&mut child, inv.timeout, &flooded);
-    // Whatever happened, nothing of the plugin may outlive the invocation.
-    kill_group(&mut child);
+    let stdout_sink = Sink {
+        limit: inv.stdout_limit,
+        flooded: Some(flooded.clone()),
+        expected: inv.expect_stdout.clone(),
+    };
+    let stdout_rx = child.stdout.take().map(|p| read_bounded(p, stdout_sink));
+    let flooded = Flood(flooded);
+    let stderr_sink = Sink {
+        limit: OUTPUT_LIMIT,
+        flooded: None,
+        expected: None,
+    };
+    let stderr_rx = child.stderr.take().map(|p| read_bounded(p, stderr_sink));
+    // Whatever happens, nothing of the plugin outlives the invocation.
+    let termination = wait_with_deadline(child, inv.timeout, &flooded);
     let (stdout, out_held) = collect(stdout_rx);
     let (stderr, err_held) = collect(stderr_rx);
     Outcome {
         termination,
         stdout_overflow: stdout.overflow,
         stderr_overflow: stderr.overflow,
+        stdout_total: stdout.total,
+        compared: stdout.compared,
         stdout: stdout.bytes,
         stderr: stderr.bytes,
         pipes_held_open: out_held || err_held,
@@ -141,6 +199,8 @@ fn spawn_failure(inv: &Invocation, err: io::Error, start: Instant) -> Outcome {
         stderr_overflow: false,
         pipes_held_open: false,
         elapsed: start.elapsed(),
+        stdout_total: 0,
+        compared: None,
     }
 }
 
@@ -178,106 +238,226 @@ fn new_process_group(_cmd: &mut Command) {}
 /// without reading (EPIPE) is its own business, not an error of the harness;
 /// the thread is never joined, so a plugin that neither reads nor exits cannot
 /// block us either (it is killed at the deadline, which ends the write).
-fn feed_stdin(child: &mut Child, input: Option<Arc<[u8]>>) {
+fn feed_stdin(child: &mut Child, input: Option<Bytes>) {
     let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), input) else {
         return;
     };
+    // What fits in a pipe's buffer (64 KiB on Linux, at least 4 KiB
+    // anywhere POSIX) is written at once: it cannot block.
+    if bytes.len() <= PIPE_BUF_SAFE {
+        let _ = pipe.write_all(&bytes);
+        return;
+    }
     thread::spawn(move || {
         let _ = pipe.write_all(&bytes);
         drop(pipe);
     });
 }
 
-/// Reads a pipe into memory up to [`OUTPUT_LIMIT`] bytes. Past the limit the
-/// reader raises `flooded` (when given) and stops, so that the waiter kills
-/// the plugin instead of the harness buffering an endless stream.
-fn read_bounded<R: Read + Send + 'static>(
-    mut pipe: R,
+/// Stdin this small is written without a thread: every pipe buffers it.
+const PIPE_BUF_SAFE: usize = 4096;
+
+/// Where a reader puts what it reads.
+struct Sink {
+    /// Stop (and raise `flooded`) past this many bytes.
+    limit: usize,
     flooded: Option<Arc<AtomicBool>>,
-) -> Receiver<Captured> {
+    /// Compare instead of keeping.
+    expected: Option<Bytes>,
+}
+
+/// Reads a pipe up to the sink's limit, keeping the bytes or comparing them
+/// with the expected ones. Past the limit the reader raises `flooded` (when
+/// given) and stops, so that the waiter kills the plugin instead of the
+/// harness buffering an endless stream.
+fn read_bounded<R: Read + Send + 'static>(mut pipe: R, sink: Sink) -> Receiver<Captured> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        let mut bytes = Vec::new();
+        let mut captured = Captured::default();
+        let mut compare = sink.expected.map(Comparison::new);
         let mut buf = vec![0u8; 64 * 1024];
-        let mut overflow = false;
         loop {
             match pipe.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
-                    let room = OUTPUT_LIMIT - bytes.len();
+                    let room = sink.limit - captured.total;
+                    let take = n.min(room);
+                    match &mut compare {
+                        Some(c) => c.feed(&buf[..take]),
+                        None => captured.bytes.extend_from_slice(&buf[..take]),
+                    }
+                    captured.total += take;
                     if n > room {
-                        bytes.extend_from_slice(&buf[..room]);
-                        overflow = true;
+                        captured.overflow = true;
                         break;
                     }
-                    bytes.extend_from_slice(&buf[..n]);
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             }
         }
-        if overflow && let Some(flag) = flooded {
+        if captured.overflow
+            && let Some(flag) = sink.flooded
+        {
             flag.store(true, Ordering::SeqCst);
         }
-        let _ = tx.send(Captured { bytes, overflow });
+        captured.compared = compare.map(Comparison::finish);
+        let _ = tx.send(captured);
     });
     rx
 }
 
-/// Polls the child until it exits, the deadline passes, or stdout floods.
-/// The nap starts at 100 µs and doubles up to 5 ms, so that a fast plugin is
-/// reaped within a fraction of a millisecond and a slow one costs no CPU.
-fn wait_with_deadline(child: &mut Child, timeout: Duration, flooded: &AtomicBool) -> Termination {
+/// A streaming comparison of stdout with expected bytes.
+struct Comparison {
+    expected: Bytes,
+    result: Compared,
+}
+
+impl Comparison {
+    fn new(expected: Bytes) -> Comparison {
+        Comparison {
+            expected,
+            result: Compared::default(),
+        }
+    }
+
+    fn feed(&mut self, block: &[u8]) {
+        let at = self.result.total;
+        self.result.total += block.len();
+        if self.result.first_diff.is_some() {
+            return;
+        }
+        let want = self.expected.get(at..).unwrap_or_default();
+        let same = block.iter().zip(want).position(|(a, b)| a != b);
+        let diff = match same {
+            Some(i) => Some(i),
+            None if block.len() > want.len() => Some(want.len()),
+            None => None,
+        };
+        if let Some(i) = diff {
+            let from = i.saturating_sub(256);
+            self.result.first_diff = Some(at + i);
+            self.result.excerpt_start = at + from;
+            self.result.excerpt = block[from..block.len().min(from + 1024)].to_vec();
+        }
+    }
+
+    fn finish(mut self) -> Compared {
+        if self.result.first_diff.is_none() && self.result.total < self.expected.len() {
+            self.result.first_diff = Some(self.result.total);
+            self.result.excerpt_start = self.result.total;
+        }
+        self.result
+    }
+}
+
+/// Raised by the stdout reader when the plugin prints more than the limit.
+struct Flood(Arc<AtomicBool>);
+
+impl Flood {
+    fn raised(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Waits for the plugin to exit, the deadline to pass, or stdout to flood,
+/// then kills the whole process group (children the plugin left behind
+/// included) and reaps the plugin.
+///
+/// On Unix a thread blocks in `wait`, so the harness learns of the exit at
+/// once (no polling latency on every invocation); the main thread waits on a
+/// channel with the deadline, checking the flood flag every few
+/// milliseconds. Elsewhere the child is polled.
+#[cfg(unix)]
+fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Termination {
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let status = child.wait().map(exit_code);
+        let _ = tx.send(status);
+    });
+    let deadline = Instant::now() + timeout;
+    let termination = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left.min(Duration::from_millis(5))) {
+            Ok(Ok(code)) => break Termination::Exited(code),
+            Ok(Err(err)) => {
+                break Termination::SpawnFailed(format!("waiting for the plugin failed: {err}"));
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Termination::SpawnFailed("lost track of the plugin process".to_string());
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if flood.raised() => {
+                kill_group(pid);
+                break Termination::Exited(
+                    rx.recv_timeout(PIPE_GRACE)
+                        .ok()
+                        .and_then(Result::ok)
+                        .flatten(),
+                );
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if left.is_zero() => {
+                kill_group(pid);
+                let _ = rx.recv_timeout(PIPE_GRACE);
+                break Termination::TimedOut;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    };
+    kill_group(pid);
+    termination
+}
+
+#[cfg(not(unix))]
+fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Termination {
     let deadline = Instant::now() + timeout;
     let mut nap = Duration::from_micros(100);
-    loop {
+    let termination = loop {
         match child.try_wait() {
-            Ok(Some(status)) => return Termination::Exited(exit_code(status)),
+            Ok(Some(status)) => break Termination::Exited(exit_code(status)),
             Ok(None) => {}
             Err(err) => {
-                return Termination::SpawnFailed(format!("waiting for the plugin failed: {err}"));
+                break Termination::SpawnFailed(format!("waiting for the plugin failed: {err}"));
             }
         }
-        if flooded.load(Ordering::SeqCst) {
-            kill_group(child);
-            return Termination::Exited(child.wait().ok().and_then(exit_code));
-        }
         let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Termination::TimedOut;
+        if flood.raised() || left.is_zero() {
+            let _ = child.kill();
+            let code = child.wait().ok().and_then(exit_code);
+            break if left.is_zero() {
+                Termination::TimedOut
+            } else {
+                Termination::Exited(code)
+            };
         }
         thread::sleep(nap.min(left));
         nap = (nap * 2).min(Duration::from_millis(5));
-    }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    termination
 }
 
 fn exit_code(status: ExitStatus) -> Option<i32> {
     status.code()
 }
 
-/// Kills the plugin's process group (Unix) or the plugin itself (elsewhere),
-/// then reaps it.
-fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        if let Ok(pid) = i32::try_from(child.id()) {
-            // SAFETY: kill(2) with a negative pid signals the process group
-            // that `spawn` created for this child; it touches no memory.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
+/// Kills the plugin's process group, which `spawn` created for it, so that
+/// whatever the plugin started dies with it.
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        // SAFETY: kill(2) with a negative pid signals a process group; it
+        // touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// Collects a reader's result, waiting at most [`PIPE_GRACE`].
 fn collect(rx: Option<Receiver<Captured>>) -> (Captured, bool) {
-    let empty = || Captured {
-        bytes: Vec::new(),
-        overflow: false,
-    };
+    let empty = Captured::default;
     match rx {
         None => (empty(), false),
         Some(rx) => match rx.recv_timeout(PIPE_GRACE) {

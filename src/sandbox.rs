@@ -12,6 +12,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{OnceLock, mpsc};
+use std::thread;
 
 /// The protocol version the harness speaks (`ENTIRE_PROTOCOL_VERSION`).
 pub const PROTOCOL_VERSION: &str = "1";
@@ -27,11 +29,12 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Creates the directory tree and runs `git init` in the repository root.
-    pub fn create(prefix: &str) -> io::Result<Sandbox> {
+    /// Creates the directory tree under `base` and makes the repository root
+    /// a git work tree.
+    pub fn create(prefix: &str, base: &Path) -> io::Result<Sandbox> {
         let dir = tempfile::Builder::new()
             .prefix(&format!("agent-conform-{prefix}-"))
-            .tempdir()?;
+            .tempdir_in(base)?;
         let root = dir.path().canonicalize()?;
         let sandbox = Sandbox {
             dir: Some(dir),
@@ -159,6 +162,82 @@ fn remove(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Deletes sandboxes on a background thread, so that a case's clean-up
+/// does not hold up the next case. [`Reaper::finish`] waits for the last
+/// deletion: nothing is left behind when the run ends.
+pub struct Reaper {
+    tx: Option<mpsc::Sender<Sandbox>>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl Reaper {
+    /// Starts the deleting thread.
+    pub fn start() -> Reaper {
+        let (tx, rx) = mpsc::channel::<Sandbox>();
+        let handle = thread::spawn(move || rx.into_iter().for_each(drop));
+        Reaper {
+            tx: Some(tx),
+            handle: Some(handle),
+        }
+    }
+
+    /// Hands a sandbox over for deletion (a kept one stays on disk). Should
+    /// the thread be gone, the sandbox is dropped, so deleted, right here.
+    pub fn dispose(&self, sandbox: Sandbox) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(sandbox);
+        }
+    }
+
+    /// Waits until every sandbox handed over is deleted.
+    pub fn finish(mut self) {
+        self.tx.take();
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Where sandboxes go by default: `/dev/shm` when it is a writable
+/// memory file system with at least 1 GiB free, else the system's temporary
+/// directory. A sandbox is a few dozen small files made and deleted per case;
+/// on a disk-backed file system that costs milliseconds of journaling each,
+/// which is most of the harness's own overhead.
+pub fn default_base() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if roomy_and_writable(shm) {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+#[cfg(unix)]
+fn roomy_and_writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statvfs writes into the zeroed struct we own; the path is a
+    // valid NUL-terminated string.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return false;
+    }
+    // The field types differ between platforms (u32 on some), hence the
+    // conversions clippy calls useless on this one.
+    #[allow(clippy::useless_conversion)]
+    let free = u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize));
+    // SAFETY: access(2) only reads the path.
+    let writable = unsafe { libc::access(path.as_ptr(), libc::W_OK) } == 0;
+    writable && free >= 1 << 30
+}
+
+#[cfg(not(unix))]
+fn roomy_and_writable(_dir: &Path) -> bool {
+    false
+}
+
 /// Variables removed from the inherited environment: git's own variables
 /// would point the plugin's git calls at another repository.
 pub fn env_remove() -> Vec<String> {
@@ -168,12 +247,39 @@ pub fn env_remove() -> Vec<String> {
         .collect()
 }
 
-/// `git init` with an empty template: a real work tree, without the sample
-/// hooks a default template copies (they cost time and mean nothing here).
+/// What `git init --template=` writes, captured once per process: (path
+/// relative to the repository, contents; `None` for a directory).
+type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
+
+/// Makes `repo` a real git work tree. `git init` runs once per process, in a
+/// scratch directory; every sandbox then gets a copy of what it wrote (no
+/// absolute paths are in it), which costs a few file writes instead of a
+/// process per case.
 fn git_init(repo: &Path) -> io::Result<()> {
-    let status = Command::new("git")
+    static SKELETON: OnceLock<Result<GitSkeleton, String>> = OnceLock::new();
+    let skeleton = SKELETON
+        .get_or_init(|| capture_git_skeleton().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| io::Error::other(e.clone()))?;
+    for (rel, content) in skeleton {
+        let path = repo.join(rel);
+        match content {
+            None => fs::create_dir_all(&path)?,
+            Some(bytes) => fs::write(&path, bytes)?,
+        }
+    }
+    Ok(())
+}
+
+/// Runs `git init` with an empty template (no sample hooks) in a scratch
+/// directory and records the tree it made.
+fn capture_git_skeleton() -> io::Result<GitSkeleton> {
+    let scratch = tempfile::Builder::new()
+        .prefix("agent-conform-git-")
+        .tempdir()?;
+    let output = Command::new("git")
         .args(["init", "--quiet", "--template="])
-        .arg(repo)
+        .arg(scratch.path())
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .stdin(Stdio::null())
@@ -181,12 +287,28 @@ fn git_init(repo: &Path) -> io::Result<()> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|err| io::Error::new(err.kind(), format!("could not run git: {err}")))?;
-    if status.status.success() {
-        Ok(())
-    } else {
-        Err(io::Error::other(format!(
+    if !output.status.success() {
+        return Err(io::Error::other(format!(
             "git init failed: {}",
-            String::from_utf8_lossy(&status.stderr).trim()
-        )))
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
     }
+    let mut skeleton = Vec::new();
+    record(scratch.path(), &scratch.path().join(".git"), &mut skeleton)?;
+    Ok(skeleton)
+}
+
+fn record(root: &Path, path: &Path, out: &mut GitSkeleton) -> io::Result<()> {
+    let rel = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    if path.is_dir() {
+        out.push((rel, None));
+        let mut entries: Vec<_> = fs::read_dir(path)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            record(root, &entry.path(), out)?;
+        }
+    } else {
+        out.push((rel, Some(fs::read(path)?)));
+    }
+    Ok(())
 }

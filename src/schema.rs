@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use jsonschema::paths::Location;
 use jsonschema::{Keyword, Retrieve, Uri, ValidationError, Validator};
@@ -66,13 +67,13 @@ pub fn source(name: &str) -> Option<&'static str> {
 impl Schemas {
     /// Compiles every embedded schema.
     pub fn compile() -> Result<Schemas, SchemaError> {
-        let docs = documents()?;
+        let docs = Arc::new(documents()?);
         let mut compiled = BTreeMap::new();
-        for (name, doc) in &docs {
+        for (name, doc) in docs.iter() {
             let validator = jsonschema::options()
                 .with_draft(jsonschema::Draft::Draft202012)
                 .should_validate_formats(true)
-                .with_retriever(Embedded(docs.clone()))
+                .with_retriever(Embedded(Arc::clone(&docs)))
                 .with_keyword("hostInteger", host_integer_factory)
                 .build(doc)
                 .map_err(|err| SchemaError {
@@ -114,7 +115,7 @@ impl Schemas {
 /// Answers `$ref`s between our schemas from the embedded files, so that
 /// validation never touches the network (jsonschema is built without its HTTP
 /// client).
-struct Embedded(BTreeMap<String, Value>);
+struct Embedded(Arc<BTreeMap<String, Value>>);
 
 impl Retrieve for Embedded {
     fn retrieve(

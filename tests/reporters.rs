@@ -86,6 +86,7 @@ fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         invocations: Duration::from_millis(2345),
         jobs: 2,
         seed: 42,
+        peak_rss_bytes: Some(12 << 20),
     }
 }
 
@@ -726,6 +727,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         keep_temp: false,
         jobs: 2,
         seed: 7,
+        sandbox_base: std::env::temp_dir(),
     };
     let run = agent_conform::execute::run(
         plugin,

@@ -31,6 +31,7 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "invocations_ms": ms(run.invocations),
         "jobs": run.jobs,
         "seed": run.seed,
+        "peak_rss_bytes": run.peak_rss_bytes,
         "cases": run.cases,
     })
 }
