@@ -530,6 +530,15 @@ fn display_pointer(p: &str) -> String {
     }
 }
 
+/// A unified diff of expected and actual text, three lines of context.
+pub fn unified_diff(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .header("expected", "actual")
+        .to_string()
+}
+
 /// Pretty JSON for reports.
 pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())

@@ -160,6 +160,25 @@ impl RunReport {
         c.failed > 0 || (strict && c.warnings > 0)
     }
 
+    /// "N passed, N failed, N warnings, N skipped, N not run in X s".
+    pub fn summary_text(&self, strict: bool) -> String {
+        let c = self.counts();
+        format!(
+            "{} passed, {} failed, {} warnings, {} skipped, {} not run in {:.2} s{}",
+            c.passed,
+            c.failed,
+            c.warnings,
+            c.skipped,
+            c.not_run,
+            self.wall.as_secs_f64(),
+            if strict {
+                " (strict: warnings fail)"
+            } else {
+                ""
+            }
+        )
+    }
+
     /// Capability groups: `core`, then the protocol's order of capabilities.
     pub fn groups(&self) -> Vec<String> {
         let mut groups = vec!["core".to_string()];

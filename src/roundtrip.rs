@@ -229,19 +229,9 @@ fn chunks_of(stdout: &[u8], max: usize, schemas: &Schemas) -> Result<usize, Find
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let mut buf = vec![0u8; 48 * 1024];
     for (i, chunk) in chunks.iter().enumerate() {
-        let text = chunk.as_str().unwrap_or_default();
-        let len = base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .map(|b| b.len())
-            .map_err(|e| {
-                Finding::failure(format!("chunk {i} is not standard padded base64: {e}"))
-            })?;
-        if len > max {
-            return Err(Finding::failure(format!(
-                "chunk {i} decodes to {len} bytes, more than --max-size {max}"
-            )));
-        }
+        check_chunk(i, chunk.as_str().unwrap_or_default(), max, &mut buf)?;
     }
     Ok(chunks.len())
 }
@@ -382,19 +372,26 @@ fn check_chunks_streaming(stdout: &[u8], max: usize) -> Result<(), Finding> {
     };
     let mut buf = vec![0u8; 48 * 1024];
     for (i, chunk) in chunks.iter().enumerate() {
-        let mut len = 0;
-        for piece in chunk.as_bytes().chunks(64 * 1024) {
-            len += base64::engine::general_purpose::STANDARD
-                .decode_slice(piece, &mut buf)
-                .map_err(|e| {
-                    Finding::failure(format!("chunk {i} is not standard padded base64: {e}"))
-                })?;
-        }
-        if len > max {
-            return Err(Finding::failure(format!(
-                "chunk {i} decodes to {len} bytes, more than --max-size {max}"
-            )));
-        }
+        check_chunk(i, chunk, max, &mut buf)?;
+    }
+    Ok(())
+}
+
+/// Decodes chunk `i` 64 KiB of text at a time (no copy of the chunk) and
+/// checks it is standard padded base64 of at most `max` bytes.
+fn check_chunk(i: usize, text: &str, max: usize, buf: &mut [u8]) -> Result<(), Finding> {
+    let mut len = 0;
+    for piece in text.as_bytes().chunks(64 * 1024) {
+        len += base64::engine::general_purpose::STANDARD
+            .decode_slice(piece, buf)
+            .map_err(|e| {
+                Finding::failure(format!("chunk {i} is not standard padded base64: {e}"))
+            })?;
+    }
+    if len > max {
+        return Err(Finding::failure(format!(
+            "chunk {i} decodes to {len} bytes, more than --max-size {max}"
+        )));
     }
     Ok(())
 }

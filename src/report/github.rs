@@ -78,22 +78,7 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
     );
     let _ = writeln!(out, "{}\n", plugin_line(run));
     table(&mut out, run);
-    let c = run.counts();
-    let _ = writeln!(
-        out,
-        "\n**{} passed, {} failed, {} warnings, {} skipped, {} not run** in {:.2} s{}",
-        c.passed,
-        c.failed,
-        c.warnings,
-        c.skipped,
-        c.not_run,
-        run.wall.as_secs_f64(),
-        if strict {
-            " (strict: warnings fail)"
-        } else {
-            ""
-        }
-    );
+    let _ = writeln!(out, "\n**{}**", run.summary_text(strict));
     let not_run_reason = run.cases.iter().find_map(|c| match &c.outcome {
         CaseOutcome::NotRun(reason) => Some(reason),
         _ => None,
@@ -102,7 +87,7 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
         let _ = writeln!(
             out,
             "\n{} cases not run: {}",
-            c.not_run,
+            run.counts().not_run,
             escape_markdown(reason)
         );
     }

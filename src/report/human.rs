@@ -5,7 +5,6 @@
 use std::fmt::Write as _;
 
 use owo_colors::OwoColorize;
-use similar::TextDiff;
 
 use crate::case::Severity;
 use crate::checks::Finding;
@@ -235,12 +234,7 @@ impl Human {
             let _ = writeln!(out, "      expected: {expected}\n      actual:   {actual}");
             return;
         }
-        let diff = TextDiff::from_lines(expected.as_str(), actual.as_str());
-        let unified = diff
-            .unified_diff()
-            .context_radius(3)
-            .header("expected", "actual")
-            .to_string();
+        let unified = crate::checks::unified_diff(expected, actual);
         let lines: Vec<&str> = unified.lines().collect();
         for line in lines.iter().take(80) {
             let painted = if line.starts_with('-') && !line.starts_with("---") {
@@ -288,26 +282,11 @@ impl Human {
                 counts.not_run
             );
         }
-        let c = run.counts();
         let verdict = if run.failed(self.strict) {
             self.paint("FAILED", &CaseOutcome::Failed)
         } else {
             self.paint("PASSED", &CaseOutcome::Passed)
         };
-        let _ = writeln!(
-            out,
-            "\n{verdict}: {} passed, {} failed, {} warnings, {} skipped, {} not run in {:.2} s{}",
-            c.passed,
-            c.failed,
-            c.warnings,
-            c.skipped,
-            c.not_run,
-            run.wall.as_secs_f64(),
-            if self.strict {
-                " (strict: warnings fail)"
-            } else {
-                ""
-            }
-        );
+        let _ = writeln!(out, "\n{verdict}: {}", run.summary_text(self.strict));
     }
 }

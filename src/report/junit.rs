@@ -27,7 +27,6 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
-use similar::TextDiff;
 
 use crate::case::Severity;
 use crate::checks::Finding;
@@ -241,12 +240,7 @@ pub(crate) fn expected_actual(f: &Finding, max_lines: usize) -> Vec<String> {
             ]
         }
         (Some(expected), Some(actual)) => {
-            let diff = TextDiff::from_lines(expected.as_str(), actual.as_str());
-            let unified = diff
-                .unified_diff()
-                .context_radius(3)
-                .header("expected", "actual")
-                .to_string();
+            let unified = crate::checks::unified_diff(expected, actual);
             cut(unified.lines().map(str::to_string).collect(), max_lines)
         }
     }
