@@ -7,11 +7,31 @@ mod common;
 use common::{plugin, reference, run_json};
 
 #[test]
-fn the_reference_plugin_passes_strict() {
-    let run = run_json(&reference(), &["--strict"], &[]);
+fn the_reference_plugin_passes_strict_with_its_own_cases_and_every_capability() {
+    let cases = common::root().join("reference-plugin/conformance");
+    let run = run_json(&reference(), &["--strict", "--cases", &cases.to_string_lossy()], &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
+    assert_eq!(run.ids("skipped"), Vec::<String>::new(), "every capability is declared");
     assert_eq!(run.code, 0);
+    let capabilities: std::collections::BTreeSet<&str> = run.report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"]["kind"] == "passed")
+        .filter_map(|c| c["capability"].as_str())
+        .collect();
+    for cap in [
+        "hooks",
+        "transcript_analyzer",
+        "transcript_preparer",
+        "token_calculator",
+        "text_generator",
+        "hook_response_writer",
+        "subagent_aware_extractor",
+    ] {
+        assert!(capabilities.contains(cap), "no case of {cap} passed");
+    }
 }
 
 #[test]
