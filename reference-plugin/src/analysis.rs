@@ -169,6 +169,8 @@ pub fn get_transcript_position(ctx: &Context, request: &Request) -> Result<Outpu
     let answer = match ctx.fault {
         Some(Fault::PositionString) => json!({ "position": position.to_string() }),
         Some(Fault::PositionNegative) => json!({ "position": -1 }),
+        // `as f64` is the fault: the integer is written as `8.0`.
+        Some(Fault::PositionFloat) => json!({ "position": position as f64 }),
         _ => json!({ "position": position }),
     };
     Ok(Output::Json(answer))

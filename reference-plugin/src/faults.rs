@@ -216,6 +216,9 @@ faults! {
     PositionString = "position-string",
     /// `get-transcript-position` answers -1.
     PositionNegative = "position-negative",
+    /// `get-transcript-position` writes the position with a fraction (`8.0`),
+    /// which Go's decoder rejects for an int.
+    PositionFloat = "position-float",
     /// `extract-modified-files` ignores `--offset` and reads the whole transcript.
     ModifiedFilesIgnoreOffset = "modified-files-ignore-offset",
     /// `extract-modified-files` answers `"files": null`.
