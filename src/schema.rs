@@ -106,7 +106,7 @@ impl Schemas {
             .map(|err| {
                 let at = err.instance_path().to_string();
                 let at = if at.is_empty() { "/".to_string() } else { at };
-                format!("at {at}: {err}")
+                format!("at {at}: {}", shorten(&err.to_string()))
             })
             .collect()
     }
@@ -189,6 +189,21 @@ pub fn decode_host_json(bytes: &[u8]) -> Result<Value, String> {
             stream.byte_offset() + at
         )),
     }
+}
+
+/// Cuts the middle out of a long message (a violation quotes the whole
+/// value, which for a transcript in base64 is kilobytes), keeping its start
+/// and the end, which says what was expected.
+fn shorten(message: &str) -> String {
+    const HEAD: usize = 120;
+    const TAIL: usize = 140;
+    let chars: Vec<char> = message.chars().collect();
+    if chars.len() <= HEAD + TAIL + 20 {
+        return message.to_string();
+    }
+    let head: String = chars[..HEAD].iter().collect();
+    let tail: String = chars[chars.len() - TAIL..].iter().collect();
+    format!("{head}…({} characters)…{tail}", chars.len() - HEAD - TAIL)
 }
 
 fn excerpt(bytes: &[u8]) -> String {

@@ -42,7 +42,15 @@ fn caught_by(fault: &str) -> (i32, BTreeSet<String>) {
     };
     let run = run_json(
         &plugin,
-        &["--strict", "--timeout", "3", "--seed", "1", "--cases", &cases],
+        &[
+            "--strict",
+            "--timeout",
+            "3",
+            "--seed",
+            "1",
+            "--cases",
+            &cases,
+        ],
         &env,
     );
     let mut ids: BTreeSet<String> = run.ids("failed").into_iter().collect();

@@ -9,10 +9,18 @@ use common::{plugin, reference, run_json};
 #[test]
 fn the_reference_plugin_passes_strict_with_its_own_cases_and_every_capability() {
     let cases = common::root().join("reference-plugin/conformance");
-    let run = run_json(&reference(), &["--strict", "--cases", &cases.to_string_lossy()], &[]);
+    let run = run_json(
+        &reference(),
+        &["--strict", "--cases", &cases.to_string_lossy()],
+        &[],
+    );
     assert_eq!(run.ids("failed"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
-    assert_eq!(run.ids("skipped"), Vec::<String>::new(), "every capability is declared");
+    assert_eq!(
+        run.ids("skipped"),
+        Vec::<String>::new(),
+        "every capability is declared"
+    );
     assert_eq!(run.code, 0);
     let capabilities: std::collections::BTreeSet<&str> = run.report["cases"]
         .as_array()
@@ -68,7 +76,7 @@ fn bad_info_fails_the_gate_and_nothing_else_runs() {
 fn a_wrong_round_trip_fails() {
     fails_on(
         "bad-roundtrip",
-        &[],
+        &["--only", "core.chunk.*"],
         "core.chunk.round-trip",
         "first difference at byte",
     );
@@ -78,7 +86,7 @@ fn a_wrong_round_trip_fails() {
 fn an_unknown_subcommand_answered_with_exit_0_fails() {
     fails_on(
         "unknown-ok",
-        &[],
+        &["--only", "core.errors.*"],
         "core.errors.unknown-subcommand",
         "exited 0",
     );
@@ -88,7 +96,7 @@ fn an_unknown_subcommand_answered_with_exit_0_fails() {
 fn a_hang_is_reported_as_a_timeout() {
     fails_on(
         "hang",
-        &["--timeout", "2"],
+        &["--timeout", "2", "--only", "core.detect.*"],
         "core.detect.schema",
         "timed out after 2 s",
     );
@@ -96,14 +104,19 @@ fn a_hang_is_reported_as_a_timeout() {
 
 #[test]
 fn a_flood_of_stdout_is_reported_with_the_hosts_limit() {
-    fails_on("flood", &[], "core.detect.schema", "10485760 bytes");
+    fails_on(
+        "flood",
+        &["--only", "core.detect.*"],
+        "core.detect.schema",
+        "10485760 bytes",
+    );
 }
 
 #[test]
 fn a_silent_error_fails() {
     fails_on(
         "silent-error",
-        &[],
+        &["--only", "core.errors.*"],
         "core.errors.invalid-json.get-session-id",
         "nothing on stderr",
     );
@@ -113,7 +126,7 @@ fn a_silent_error_fails() {
 fn trailing_garbage_fails() {
     fails_on(
         "garbage",
-        &[],
+        &["--only", "core.detect.*"],
         "core.detect.schema",
         "more than one JSON value",
     );
@@ -123,7 +136,7 @@ fn trailing_garbage_fails() {
 fn a_plugin_that_ignores_stdin_does_not_crash_the_harness() {
     fails_on(
         "early-exit",
-        &[],
+        &["--only", "core.get-session-id.*"],
         "core.get-session-id.from-input",
         "/session_id",
     );
@@ -268,5 +281,59 @@ fn neutral_variations_pass_strict() {
         assert_eq!(run.ids("failed"), Vec::<String>::new(), "{variant}");
         assert_eq!(run.ids("warning"), Vec::<String>::new(), "{variant}");
         assert_eq!(run.code, 0, "{variant}");
+    }
+}
+
+/// The independent Python plugin implements every capability; one fault in
+/// each of hook lifecycle, user data, event fields, token counts, text
+/// generation, hook responses and a declared-but-missing subcommand fails
+/// the expected case. Each run is limited to the cases of that capability.
+#[test]
+fn single_capability_faults_in_the_independent_plugin_fail() {
+    for (name, only, case, needle) in [
+        (
+            "hooks-not-idempotent",
+            "hooks.lifecycle.*",
+            "hooks.lifecycle.idempotent",
+            "/hooks_installed",
+        ),
+        (
+            "clobbers-settings",
+            "hooks.user-data.*",
+            "hooks.user-data.fresh-install",
+            "user data lost",
+        ),
+        (
+            "event-missing-fields",
+            "hooks.parse-hook.*",
+            "hooks.parse-hook.payload",
+            "session_ref",
+        ),
+        (
+            "tokens-float",
+            "token_calculator.*",
+            "token_calculator.from-start",
+            "plain integer",
+        ),
+        (
+            "text-empty",
+            "text_generator.*",
+            "text_generator.generate",
+            "must not be empty",
+        ),
+        (
+            "hook-response-missing",
+            "hook_response_writer.*",
+            "hook_response_writer.write",
+            "does not carry the message",
+        ),
+        (
+            "declared-missing",
+            "token_calculator.*",
+            "token_calculator.from-start",
+            "capability token_calculator is declared",
+        ),
+    ] {
+        fails_on(name, &["--only", only], case, needle);
     }
 }

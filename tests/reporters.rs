@@ -811,7 +811,7 @@ fn junit_files_validate_against_the_common_xsd() {
                 "core.info.",
                 "core.detect.",
                 "hooks.",
-                "transcript_analyzer.",
+                "compact_transcript.",
             ][..],
             false,
         ),
