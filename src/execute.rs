@@ -191,7 +191,11 @@ impl Run<'_> {
                 }
             };
         let mut state = CaseState::default();
-        let (outcome, note) = self.steps(case, &sandbox, &mut state);
+        let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
+        if let Some(report) = strays(case, &sandbox) {
+            state.reports.push(report);
+            outcome = worst(case, &state.reports);
+        }
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
@@ -457,10 +461,8 @@ impl Run<'_> {
             Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
             Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
         };
-        let mut report = setup_failure(&case.step_name(index), &[], String::new());
-        report.termination = "action".to_string();
+        let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();
-        report.findings = findings;
         downgrade(case, &mut report);
         let failed = report
             .findings
@@ -650,6 +652,23 @@ fn downgrade(case: &Case, report: &mut StepReport) {
     }
 }
 
+/// A failure when the plugin wrote outside the repository, HOME and TMPDIR
+/// of its sandbox (through `../` from the repository, say).
+fn strays(case: &Case, sandbox: &Sandbox) -> Option<StepReport> {
+    let strays = sandbox.strays();
+    if strays.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = strays.iter().map(|p| p.display().to_string()).collect();
+    let reason = format!(
+        "the plugin wrote outside its repository, HOME and TMPDIR: {}",
+        list.join(", ")
+    );
+    let mut report = action_report("sandbox check", vec![Finding::failure(reason)]);
+    downgrade(case, &mut report);
+    Some(report)
+}
+
 /// Remembers a step's stdin for its reproduce command. Small stdin is kept
 /// in memory and written only if the sandbox is kept (most cases pass, and
 /// their sandboxes go); large stdin is written at once, so that memory never
@@ -741,6 +760,14 @@ fn worst(case: &Case, reports: &[StepReport]) -> CaseOutcome {
         }
     }
     outcome
+}
+
+/// The report of a harness action (no invocation).
+fn action_report(name: &str, findings: Vec<Finding>) -> StepReport {
+    let mut report = setup_failure(name, &[], String::new());
+    report.termination = "action".to_string();
+    report.findings = findings;
+    report
 }
 
 fn setup_failure(name: &str, args: &[String], reason: String) -> StepReport {

@@ -21,6 +21,23 @@ pub const PROTOCOL_VERSION: &str = "1";
 /// The host version announced in `ENTIRE_CLI_VERSION`: ours, marked as such.
 pub const CLI_VERSION: &str = concat!("agent-conform-", env!("CARGO_PKG_VERSION"));
 
+/// The directory between the sandbox root and the repository.
+const NEST: &str = "nest";
+
+/// Entries of `dir` whose names are not in `known`.
+fn unknown_entries(dir: &Path, known: &[&str]) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| !known.iter().any(|k| e.file_name() == *k))
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found
+}
+
 /// A sandbox on disk. Dropping it deletes the directory unless it was kept.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -78,9 +95,21 @@ impl Sandbox {
         &self.root
     }
 
-    /// The git work tree: the plugin's cwd and `ENTIRE_REPO_ROOT`.
+    /// The git work tree: the plugin's cwd and `ENTIRE_REPO_ROOT`. It sits
+    /// one level down (`nest/repo`), so that a write through `../` or
+    /// `../../` from the repository still lands inside the sandbox, where
+    /// [`Sandbox::strays`] finds it.
     pub fn repo(&self) -> PathBuf {
-        self.root.join("repo")
+        self.root.join(NEST).join("repo")
+    }
+
+    /// Entries a plugin created outside the places it may write: the
+    /// repository, HOME, TMPDIR and the harness's scratch directories.
+    pub fn strays(&self) -> Vec<PathBuf> {
+        let known_root = [NEST, "home", "tmp", "work", "stdin"];
+        let mut strays = unknown_entries(&self.root, &known_root);
+        strays.extend(unknown_entries(&self.root.join(NEST), &["repo"]));
+        strays
     }
 
     /// The isolated HOME.

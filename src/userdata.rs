@@ -35,7 +35,7 @@ enum Entry {
     File(u64),
 }
 
-/// A snapshot: sandbox-relative path (`repo/...`, `home/...`) to entry.
+/// A snapshot: sandbox-relative path (`nest/repo/...`, `home/...`) to entry.
 type Tree = BTreeMap<String, Entry>;
 
 /// The user data of one case.
@@ -228,8 +228,8 @@ fn mentions_entire(rel: &str) -> bool {
 /// Scans the repository (without `.git`) and HOME.
 fn scan(sandbox: &Sandbox) -> Tree {
     let mut tree = Tree::new();
-    for top in ["repo", "home"] {
-        walk(sandbox.root(), &sandbox.root().join(top), &mut tree);
+    for top in [sandbox.repo(), sandbox.home()] {
+        walk(sandbox.root(), &top, &mut tree);
     }
     tree
 }

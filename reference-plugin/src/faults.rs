@@ -42,6 +42,11 @@ macro_rules! faults {
 }
 
 faults! {
+    // --- sandbox ---
+    /// `write-session` also writes a file one level above the repository
+    /// (`../escaped-by-reference`), outside anything the plugin owns.
+    WriteOutside = "write-outside",
+
     // --- path safety ---
     /// `read-transcript` follows a session reference with a `..` component.
     SessionRefUnchecked = "session-ref-unchecked",

@@ -207,6 +207,12 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::WriteSessionSilentFailure) {
         return Err(Error::Silent);
     }
+    if ctx.fault(Fault::WriteOutside) {
+        let _ = fs::write(
+            "../escaped-by-reference",
+            b"written outside the repository\n",
+        );
+    }
     let (session, _) = parse_request::<WriteSessionRequest>(ctx, &request.stdin, "AgentSession")?;
     let session_ref = session.session_ref.unwrap_or_default();
     if session_ref.is_empty() {
