@@ -764,29 +764,27 @@ fn worst(case: &Case, reports: &[StepReport]) -> CaseOutcome {
 
 /// The report of a harness action (no invocation).
 fn action_report(name: &str, findings: Vec<Finding>) -> StepReport {
-    let mut report = setup_failure(name, &[], String::new());
-    report.termination = "action".to_string();
-    report.findings = findings;
-    report
-}
-
-fn setup_failure(name: &str, args: &[String], reason: String) -> StepReport {
     StepReport {
         name: name.to_string(),
-        args: args.to_vec(),
+        args: Vec::new(),
         command: String::new(),
         exit_code: None,
-        termination: "not-started".to_string(),
+        termination: "action".to_string(),
         duration: Duration::ZERO,
         stdout_bytes: 0,
         stderr_bytes: 0,
         stderr_excerpt: String::new(),
-        findings: vec![Finding {
-            severity: Severity::Failure,
-            message: format!("could not prepare the invocation: {reason}"),
-            expected: None,
-            actual: None,
-        }],
+        findings,
+    }
+}
+
+/// The report of a step whose invocation could not be prepared.
+fn setup_failure(name: &str, args: &[String], reason: String) -> StepReport {
+    let finding = Finding::failure(format!("could not prepare the invocation: {reason}"));
+    StepReport {
+        args: args.to_vec(),
+        termination: "not-started".to_string(),
+        ..action_report(name, vec![finding])
     }
 }
 

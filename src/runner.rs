@@ -132,11 +132,6 @@ impl Outcome {
             _ => None,
         }
     }
-
-    /// True when the process exited with code 0 and nothing went over a limit.
-    pub fn succeeded(&self) -> bool {
-        self.exit_code() == Some(0) && !self.stdout_overflow
-    }
 }
 
 /// What a bounded reader thread sends back.

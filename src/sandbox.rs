@@ -140,11 +140,6 @@ impl Sandbox {
         }
     }
 
-    /// True when the directory will survive the sandbox.
-    pub fn is_kept(&self) -> bool {
-        self.dir.is_none()
-    }
-
     /// The per-user directories, by environment variable.
     fn home_dirs(&self) -> Vec<(&'static str, PathBuf)> {
         let home = self.home();

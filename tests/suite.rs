@@ -79,6 +79,17 @@ fn trailing_garbage_is_refused() {
     assert!(decode_host_json(b"  ").is_err());
 }
 
+/// Runs the harness with one extra case file; it must refuse it (exit 2).
+fn refuses(yaml: &str) -> assert_cmd::assert::Assert {
+    let dir = broken_case_dir(yaml);
+    common::harness()
+        .arg("--cases")
+        .arg(dir.path())
+        .arg(common::plugin("entire-agent-pyconform"))
+        .assert()
+        .code(2)
+}
+
 fn broken_case_dir(yaml: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bad.yaml"), yaml).unwrap();
@@ -87,13 +98,7 @@ fn broken_case_dir(yaml: &str) -> tempfile::TempDir {
 
 #[test]
 fn a_typo_in_a_case_file_exits_2_with_file_and_line() {
-    let dir = broken_case_dir("cases:\n  - id: x.y\n    title: t\n    spec: s\n    stepz: []\n");
-    common::harness()
-        .arg("--cases")
-        .arg(dir.path())
-        .arg(common::plugin("entire-agent-pyconform"))
-        .assert()
-        .code(2)
+    refuses("cases:\n  - id: x.y\n    title: t\n    spec: s\n    stepz: []\n")
         .stdout(predicate::str::is_empty())
         .stderr(
             predicate::str::contains("bad.yaml:5:")
@@ -117,13 +122,7 @@ fn a_bad_placeholder_or_schema_is_refused_at_load_time() {
             "not an earlier step",
         ),
     ] {
-        let dir = broken_case_dir(yaml);
-        common::harness()
-            .arg("--cases")
-            .arg(dir.path())
-            .arg(common::plugin("entire-agent-pyconform"))
-            .assert()
-            .code(2)
+        refuses(yaml)
             .stderr(predicate::str::contains("bad.yaml:6:").and(predicate::str::contains(needle)));
     }
 }
