@@ -544,6 +544,20 @@ impl Run<'_> {
         end
     }
 
+    /// The outcome of an accepted refusal, given the plugin's own samples.
+    fn refusal(&self, refusal: crate::case::Refusal) -> StepEnd {
+        match refusal.with_samples {
+            Some(outcome) if !self.samples.is_empty() => StepEnd::Refused(
+                outcome,
+                format!(
+                    "{}; its own sample transcripts are checked instead",
+                    refusal.note
+                ),
+            ),
+            _ => StepEnd::Refused(refusal.outcome, refusal.note),
+        }
+    }
+
     /// Builds the invocation of step `index` and saves its stdin to a file.
     fn prepare(
         &self,
@@ -707,22 +721,6 @@ enum StepEnd {
     Continue,
     Stop,
     Refused(RefusalOutcome, String),
-}
-
-impl Run<'_> {
-    /// The outcome of an accepted refusal, given the plugin's own samples.
-    fn refusal(&self, refusal: crate::case::Refusal) -> StepEnd {
-        match refusal.with_samples {
-            Some(outcome) if !self.samples.is_empty() => StepEnd::Refused(
-                outcome,
-                format!(
-                    "{}; its own sample transcripts are checked instead",
-                    refusal.note
-                ),
-            ),
-            _ => StepEnd::Refused(refusal.outcome, refusal.note),
-        }
-    }
 }
 
 /// Stores the step's captures; a missing value is a failure of the step.

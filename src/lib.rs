@@ -23,6 +23,7 @@ pub mod checks;
 pub mod coverage;
 pub mod discovery;
 pub mod execute;
+pub mod fixtures;
 pub mod generate;
 pub mod report;
 pub mod repro;

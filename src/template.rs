@@ -57,7 +57,7 @@ pub struct Bindings<'a> {
     /// Values captured so far in this case.
     pub captures: &'a BTreeMap<String, Value>,
     /// Fixture files by name.
-    pub fixtures: &'a crate::case::Fixtures,
+    pub fixtures: &'a crate::fixtures::Fixtures,
     /// The current `for_each` element, if any.
     pub item: Option<&'a Value>,
 }
