@@ -489,10 +489,7 @@ fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageEr
         .iter()
         .filter(|c| capability.is_none_or(|cap| c.group() == cap))
     {
-        let severity = match c.severity {
-            case::Severity::Failure => "failure",
-            case::Severity::Warning => "warning",
-        };
+        let severity = c.severity.label();
         text.push_str(&format!(
             "{:<44} {:<26} {:<8} {}\n",
             c.id,

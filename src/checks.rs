@@ -16,8 +16,11 @@ use crate::template::{Bindings, Template, expand_json};
 /// One problem found in a step.
 #[derive(Debug, Clone)]
 pub struct Finding {
-    /// Failure or warning.
+    /// Failure, warning or note.
     pub severity: Severity,
+    /// A failure whatever the case's severity: a hang, a flood, a plugin that
+    /// cannot be started. The host breaks on these in every call.
+    pub hard: bool,
     /// One line: what is wrong.
     pub message: String,
     /// What was expected, when there is something to show.
@@ -31,9 +34,33 @@ impl Finding {
     pub fn failure(message: impl Into<String>) -> Finding {
         Finding {
             severity: Severity::Failure,
+            hard: false,
             message: message.into(),
             expected: None,
             actual: None,
+        }
+    }
+
+    /// A failure that no case severity lowers (timeouts, floods).
+    pub fn hard(message: impl Into<String>) -> Finding {
+        Finding {
+            hard: true,
+            ..Finding::failure(message)
+        }
+    }
+
+    /// A note with only a message.
+    pub fn note(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Note,
+            ..Finding::failure(message)
+        }
+    }
+
+    /// Caps the severity at `max` (the case's), unless the finding is hard.
+    pub fn cap(&mut self, max: Severity) {
+        if !self.hard {
+            self.severity = self.severity.min(max);
         }
     }
 
@@ -132,8 +159,8 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
 pub fn universal(timeout_secs: u64, out: &Outcome) -> Vec<Finding> {
     let mut findings = Vec::new();
     match &out.termination {
-        Termination::SpawnFailed(reason) => findings.push(Finding::failure(reason.clone())),
-        Termination::TimedOut => findings.push(Finding::failure(format!(
+        Termination::SpawnFailed(reason) => findings.push(Finding::hard(reason.clone())),
+        Termination::TimedOut => findings.push(Finding::hard(format!(
             "timed out after {timeout_secs} s: the host kills a plugin at its deadline"
         ))),
         Termination::Exited(_) => {}
@@ -143,7 +170,7 @@ pub fn universal(timeout_secs: u64, out: &Outcome) -> Vec<Finding> {
         ("stderr", out.stderr_overflow),
     ] {
         if over {
-            findings.push(Finding::failure(format!(
+            findings.push(Finding::hard(format!(
                 "{name} went over the host's limit of {OUTPUT_LIMIT} bytes (10 MiB); \
                  the host fails such a call (\"output exceeded ... byte limit\")"
             )));
@@ -344,6 +371,7 @@ fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Findi
                         .unwrap_or_default();
                     Finding {
                         severity,
+                        hard: false,
                         message: format!("at {pointer}: {message}{because}"),
                         expected,
                         actual,
@@ -442,6 +470,16 @@ fn check_value(
                 "decodes to {} bytes, more than the maximum of {max}",
                 bytes.len()
             )));
+        }
+    }
+    if let Some(name) = &a.schema {
+        let violations = ctx.schemas.violations(name, value);
+        if let Some(first) = violations.first() {
+            return Err((
+                format!("does not match schema {name}: {first}"),
+                Some(format!("schemas/{name}.json")),
+                Some(format!("{}\n\n{}", violations.join("\n"), pretty(value))),
+            ));
         }
     }
     if let Some(source) = &a.base64_equals {

@@ -194,7 +194,7 @@ impl Run<'_> {
         let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
         if let Some(report) = strays(case, &sandbox) {
             state.reports.push(report);
-            outcome = worst(case, &state.reports);
+            outcome = worst(&state.reports);
         }
         let mut report = report_shell(case, outcome);
         report.note = note;
@@ -224,7 +224,7 @@ impl Run<'_> {
                 Ok(n) => note = n,
                 Err(skip) => return (CaseOutcome::Skipped(skip), None),
             }
-            if worst(case, &state.reports) == CaseOutcome::Failed {
+            if worst(&state.reports) == CaseOutcome::Failed {
                 return (CaseOutcome::Failed, note);
             }
         }
@@ -233,15 +233,20 @@ impl Run<'_> {
                 StepEnd::Continue => {}
                 StepEnd::Stop => break,
                 StepEnd::Refused(outcome, note) => {
-                    let outcome = match outcome {
-                        RefusalOutcome::Pass => worst(case, &state.reports),
-                        RefusalOutcome::Warning => CaseOutcome::Warning,
+                    let finding = match outcome {
+                        RefusalOutcome::Pass => None,
+                        RefusalOutcome::Warning => Some(Finding::warning(note.clone())),
+                        RefusalOutcome::Note => Some(Finding::note(note.clone())),
                     };
-                    return (outcome, Some(note));
+                    if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
+                        finding.cap(case.severity);
+                        last.findings.push(finding);
+                    }
+                    return (worst(&state.reports), Some(note));
                 }
             }
         }
-        (worst(case, &state.reports), note)
+        (worst(&state.reports), note)
     }
 
     /// Runs a property; `Err` skips the case with the reason.
@@ -657,12 +662,12 @@ fn padded(value: &Value, bytes: usize) -> Result<Vec<u8>, String> {
 /// The field `padded_json` fills.
 const PADDING_KEY: &str = "agent_conform_padding";
 
-/// A warning-severity case reports every finding as a warning.
+/// No finding of a case weighs more than the case's severity (a warning
+/// case reports failures as warnings), except the hard ones: a timeout or a
+/// flood breaks the host in every call.
 fn downgrade(case: &Case, report: &mut StepReport) {
-    if case.severity == Severity::Warning {
-        for f in &mut report.findings {
-            f.severity = Severity::Warning;
-        }
+    for f in &mut report.findings {
+        f.cap(case.severity);
     }
 }
 
@@ -735,29 +740,25 @@ fn capture(
             Some(value) => {
                 captures.insert(name.clone(), value.clone());
             }
-            None if json.is_some() => findings.push(Finding {
-                severity: Severity::Failure,
-                message: format!("stdout has no value at {pointer}, which later steps need"),
-                expected: None,
-                actual: None,
-            }),
+            None if json.is_some() => findings.push(Finding::failure(format!(
+                "stdout has no value at {pointer}, which later steps need"
+            ))),
             None => {}
         }
     }
     findings
 }
 
-/// The outcome implied by the findings so far.
-fn worst(case: &Case, reports: &[StepReport]) -> CaseOutcome {
-    let findings = reports.iter().flat_map(|r| &r.findings);
-    let mut outcome = CaseOutcome::Passed;
-    for f in findings {
-        match f.severity {
-            Severity::Failure if case.severity == Severity::Failure => return CaseOutcome::Failed,
-            _ => outcome = CaseOutcome::Warning,
-        }
+/// The outcome implied by the findings so far (already capped at the
+/// case's severity by [`downgrade`]).
+fn worst(reports: &[StepReport]) -> CaseOutcome {
+    let heaviest = reports.iter().flat_map(|r| &r.findings).map(|f| f.severity).max();
+    match heaviest {
+        None => CaseOutcome::Passed,
+        Some(Severity::Note) => CaseOutcome::Note,
+        Some(Severity::Warning) => CaseOutcome::Warning,
+        Some(Severity::Failure) => CaseOutcome::Failed,
     }
-    outcome
 }
 
 /// The report of a harness action (no invocation).

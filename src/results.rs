@@ -21,6 +21,8 @@ pub enum CaseOutcome {
     /// Only warnings: a warning-severity case failed, or something went
     /// unverified in a way the spec allows.
     Warning,
+    /// Only notes: observations that never fail the run.
+    Note,
     /// The case needs a capability the plugin does not declare.
     Skipped(String),
     /// The case could not run (info failed, or the sandbox could not be made).
@@ -34,6 +36,7 @@ impl CaseOutcome {
             CaseOutcome::Passed => "passed",
             CaseOutcome::Failed => "failed",
             CaseOutcome::Warning => "warning",
+            CaseOutcome::Note => "note",
             CaseOutcome::Skipped(_) => "skipped",
             CaseOutcome::NotRun(_) => "not-run",
         }
@@ -99,12 +102,13 @@ impl CaseReport {
     pub fn first_finding(&self) -> Option<(&StepReport, &Finding)> {
         let wanted = match self.outcome {
             CaseOutcome::Failed => Severity::Failure,
-            _ => Severity::Warning,
+            CaseOutcome::Warning => Severity::Warning,
+            _ => Severity::Note,
         };
         self.steps
             .iter()
             .flat_map(|s| s.findings.iter().map(move |f| (s, f)))
-            .find(|(_, f)| f.severity == wanted || self.severity == Severity::Warning)
+            .find(|(_, f)| f.severity == wanted)
     }
 
     /// One line saying why the case did not pass.
@@ -160,14 +164,15 @@ impl RunReport {
         c.failed > 0 || (strict && c.warnings > 0)
     }
 
-    /// "N passed, N failed, N warnings, N skipped, N not run in X s".
+    /// "N passed, N failed, N warnings, N notes, N skipped, N not run in X s".
     pub fn summary_text(&self, strict: bool) -> String {
         let c = self.counts();
         format!(
-            "{} passed, {} failed, {} warnings, {} skipped, {} not run in {:.2} s{}",
+            "{} passed, {} failed, {} warnings, {} notes, {} skipped, {} not run in {:.2} s{}",
             c.passed,
             c.failed,
             c.warnings,
+            c.notes,
             c.skipped,
             c.not_run,
             self.wall.as_secs_f64(),
@@ -217,6 +222,8 @@ pub struct Counts {
     pub failed: usize,
     /// Cases with warnings.
     pub warnings: usize,
+    /// Cases with notes only.
+    pub notes: usize,
     /// Skipped cases.
     pub skipped: usize,
     /// Cases not run.
@@ -232,6 +239,7 @@ impl Counts {
                 CaseOutcome::Passed => c.passed += 1,
                 CaseOutcome::Failed => c.failed += 1,
                 CaseOutcome::Warning => c.warnings += 1,
+                CaseOutcome::Note => c.notes += 1,
                 CaseOutcome::Skipped(_) => c.skipped += 1,
                 CaseOutcome::NotRun(_) => c.not_run += 1,
             }
@@ -241,7 +249,7 @@ impl Counts {
 
     /// Total cases.
     pub fn total(&self) -> usize {
-        self.passed + self.failed + self.warnings + self.skipped + self.not_run
+        self.passed + self.failed + self.warnings + self.notes + self.skipped + self.not_run
     }
 }
 

@@ -53,7 +53,8 @@ pub struct Case {
     /// The capability the case needs; none means core (always required).
     #[serde(default)]
     pub capability: Option<String>,
-    /// failure (default) or warning.
+    /// failure (default), warning or note: the heaviest a finding of this
+    /// case can weigh (timeouts and floods stay failures everywhere).
     #[serde(default)]
     pub severity: Severity,
     /// A gate runs before every other case; when it fails, nothing else runs.
@@ -131,15 +132,49 @@ pub struct Origin {
     pub line: u64,
 }
 
-/// How much a failed case weighs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+/// How much a finding weighs, defined by what the real host does with the
+/// answer (host-behaviour.md, "What the host does with each answer").
+///
+/// Ordered from lightest to heaviest, so that `min` caps a finding at its
+/// case's severity.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// A failure fails the run.
+    /// An observation with no rule and no effect on any host (an answer to
+    /// input the host never sends, `null` for an empty array): shown and
+    /// counted, never fails the run, not even under `--strict`.
+    Note,
+    /// The host only degrades (a position not taken, a message lost), or a
+    /// written rule the host does not enforce: fails only under `--strict`.
+    Warning,
+    /// The host breaks: a failed hook, setup or resume, data lost or
+    /// corrupted, output it cannot decode, a hang or a flood.
     #[default]
     Failure,
-    /// A warning fails the run only under `--strict`.
-    Warning,
+}
+
+impl Severity {
+    /// The lower-case name used in case files and reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Failure => "failure",
+        }
+    }
+
+    /// What the severity means for the host, for `explain` and `list`.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Severity::Note => "no host is affected: shown, never fails the run",
+            Severity::Warning => {
+                "the host degrades, or a written rule it does not enforce: fails with --strict"
+            }
+            Severity::Failure => "the real host breaks: fails the run",
+        }
+    }
 }
 
 /// A file created in the sandbox before the steps run.
@@ -310,6 +345,8 @@ pub enum RefusalOutcome {
     Pass,
     /// Allowed, but something went unverified.
     Warning,
+    /// Allowed; worth a line in the report.
+    Note,
 }
 
 /// One assertion on a value of the stdout JSON.
@@ -352,6 +389,10 @@ pub struct JsonAssert {
     /// The base64 string must decode to exactly these bytes.
     #[serde(default)]
     pub base64_equals: Option<Source>,
+    /// The value must match this schema of `schemas/` (with the assertion's
+    /// severity: the host's rules as failures, the guide's as warnings).
+    #[serde(default)]
+    pub schema: Option<String>,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
     pub when: Option<Condition>,

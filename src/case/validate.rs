@@ -90,14 +90,8 @@ impl Known<'_> {
         if let Some(stdin) = &step.stdin {
             self.check_source(stdin, captures, names)?;
         }
-        if let Some(name) = &step.expect.stdout_schema
-            && !self.schemas.contains(name)
-        {
-            let known: Vec<_> = self.schemas.names().collect();
-            return Err(format!(
-                "no schema named {name:?} in schemas/; known: {}",
-                known.join(", ")
-            ));
+        if let Some(name) = &step.expect.stdout_schema {
+            self.check_schema(name)?;
         }
         if let Some(stdout) = &step.expect.stdout {
             self.check_source(stdout, captures, names)?;
@@ -109,6 +103,17 @@ impl Known<'_> {
             check_pointer(pointer)?;
         }
         Ok(())
+    }
+
+    fn check_schema(&self, name: &str) -> Result<(), String> {
+        if self.schemas.contains(name) {
+            return Ok(());
+        }
+        let known: Vec<_> = self.schemas.names().collect();
+        Err(format!(
+            "no schema named {name:?} in schemas/; known: {}",
+            known.join(", ")
+        ))
     }
 
     /// `{{item}}` only makes sense in a `for_each` step.
@@ -188,12 +193,13 @@ impl Known<'_> {
             a.inside.is_some(),
             a.base64_max_len.is_some(),
             a.base64_equals.is_some(),
+            a.schema.is_some(),
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
-                 inside, base64_max_len, base64_equals)",
+                 inside, base64_max_len, base64_equals, schema)",
                 a.pointer
             ));
         }
@@ -208,6 +214,9 @@ impl Known<'_> {
         }
         if let Some(source) = &a.base64_equals {
             self.check_source(source, captures, names)?;
+        }
+        if let Some(name) = &a.schema {
+            self.check_schema(name)?;
         }
         if let Some(t) = &a.json_type {
             const TYPES: &[&str] = &["null", "boolean", "number", "string", "array", "object"];

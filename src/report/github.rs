@@ -32,10 +32,13 @@ pub fn annotations(run: &RunReport, strict: bool) -> String {
             CaseOutcome::Failed => "error",
             CaseOutcome::Warning if strict => "error",
             CaseOutcome::Warning => "warning",
+            CaseOutcome::Note => "notice",
             _ => continue,
         };
         let message = match case.outcome {
-            CaseOutcome::Warning => format!("warning: {}", one_line(case)),
+            CaseOutcome::Warning | CaseOutcome::Note => {
+                format!("{}: {}", case.outcome.label(), one_line(case))
+            }
             _ => one_line(case),
         };
         let _ = writeln!(

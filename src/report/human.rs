@@ -53,6 +53,7 @@ impl Human {
                 self.details(&mut out, case);
             }
         }
+        self.notes(&mut out, run);
         self.summary(&mut out, run);
         out
     }
@@ -65,6 +66,7 @@ impl Human {
             CaseOutcome::Passed => text.green().to_string(),
             CaseOutcome::Failed => text.red().bold().to_string(),
             CaseOutcome::Warning => text.yellow().to_string(),
+            CaseOutcome::Note => text.cyan().to_string(),
             CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_) => text.dimmed().to_string(),
         }
     }
@@ -138,6 +140,7 @@ impl Human {
             CaseOutcome::Passed => "PASS",
             CaseOutcome::Failed => "FAIL",
             CaseOutcome::Warning => "WARN",
+            CaseOutcome::Note => "NOTE",
             CaseOutcome::Skipped(_) => "SKIP",
             CaseOutcome::NotRun(_) => "----",
         };
@@ -203,10 +206,12 @@ impl Human {
     fn step_details(&self, out: &mut String, step: &StepReport) {
         let _ = writeln!(out, "  step {:?} ({}):", step.name, step.args.join(" "));
         for f in &step.findings {
-            let tag = match f.severity {
-                Severity::Failure => self.paint("failure", &CaseOutcome::Failed),
-                Severity::Warning => self.paint("warning", &CaseOutcome::Warning),
+            let outcome = match f.severity {
+                Severity::Failure => CaseOutcome::Failed,
+                Severity::Warning => CaseOutcome::Warning,
+                Severity::Note => CaseOutcome::Note,
             };
+            let tag = self.paint(f.severity.label(), &outcome);
             let _ = writeln!(out, "    {tag}: {}", f.message);
             self.expected_actual(out, f);
         }
@@ -251,12 +256,35 @@ impl Human {
         }
     }
 
+    /// Notes never fail a run: one line each, after the failures and
+    /// warnings, so they are seen without standing in the way.
+    fn notes(&self, out: &mut String, run: &RunReport) {
+        let notes: Vec<&CaseReport> = run
+            .cases
+            .iter()
+            .filter(|c| c.outcome == CaseOutcome::Note)
+            .collect();
+        if notes.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\n{}", self.bold("Notes (never fail the run):"));
+        for case in notes {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                self.paint("NOTE", &case.outcome),
+                case.id,
+                case.summary_line()
+            );
+        }
+    }
+
     fn summary(&self, out: &mut String, run: &RunReport) {
         let _ = writeln!(out, "\n{}", self.bold("Summary:"));
         let _ = writeln!(
             out,
-            "  {:<26} {:<9} {:>6} {:>6} {:>8} {:>7} {:>7}",
-            "capability", "declared", "passed", "failed", "warnings", "skipped", "not run"
+            "  {:<26} {:<9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>7}",
+            "capability", "declared", "passed", "failed", "warnings", "notes", "skipped", "not run"
         );
         for group in run.groups() {
             let counts = Counts::of(run.cases.iter().filter(|c| c.capability == group));
@@ -272,12 +300,13 @@ impl Human {
             };
             let _ = writeln!(
                 out,
-                "  {:<26} {:<9} {:>6} {:>6} {:>8} {:>7} {:>7}",
+                "  {:<26} {:<9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>7}",
                 group,
                 declared,
                 counts.passed,
                 counts.failed,
                 counts.warnings,
+                counts.notes,
                 counts.skipped,
                 counts.not_run
             );

@@ -28,7 +28,6 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::case::Severity;
 use crate::checks::Finding;
 use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
 
@@ -86,12 +85,13 @@ fn suite(run: &RunReport, group: &str, cases: &[&CaseReport], strict: bool) -> T
     ]);
     let mut warnings = String::new();
     for case in cases {
-        if case.outcome == CaseOutcome::Warning {
+        if matches!(case.outcome, CaseOutcome::Warning | CaseOutcome::Note) {
+            let label = case.outcome.label();
             suite.add_property(Property::new(
                 format!("{OUTCOME_PROPERTY_PREFIX}{}", case.id),
-                "warning",
+                label,
             ));
-            let _ = writeln!(warnings, "warning: {}: {}", case.id, one_line(case));
+            let _ = writeln!(warnings, "{label}: {}: {}", case.id, one_line(case));
         }
         suite.add_test_case(test_case(case, strict));
     }
@@ -114,7 +114,7 @@ pub(crate) fn declared(run: &RunReport, group: &str) -> &'static str {
 
 fn test_case(case: &CaseReport, strict: bool) -> TestCase {
     let status = match &case.outcome {
-        CaseOutcome::Passed => TestCaseStatus::success(),
+        CaseOutcome::Passed | CaseOutcome::Note => TestCaseStatus::success(),
         CaseOutcome::Warning if !strict => TestCaseStatus::success(),
         CaseOutcome::Failed | CaseOutcome::Warning => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -138,6 +138,9 @@ fn test_case(case: &CaseReport, strict: bool) -> TestCase {
     match &case.outcome {
         CaseOutcome::Warning if !strict => {
             test.set_system_out(format!("warning: {}\n\n{}", one_line(case), details(case)));
+        }
+        CaseOutcome::Note => {
+            test.set_system_out(format!("note: {}\n\n{}", one_line(case), details(case)));
         }
         CaseOutcome::Passed => {
             if let Some(note) = &case.note {
@@ -196,11 +199,7 @@ fn step_details(out: &mut String, step: &StepReport) {
         let _ = writeln!(out, "step {:?} ({}):", step.name, step.args.join(" "));
     }
     for f in &step.findings {
-        let tag = match f.severity {
-            Severity::Failure => "failure",
-            Severity::Warning => "warning",
-        };
-        let _ = writeln!(out, "  {tag}: {}", f.message);
+        let _ = writeln!(out, "  {}: {}", f.severity.label(), f.message);
         for line in expected_actual(f, MAX_DIFF_LINES) {
             let _ = writeln!(out, "    {line}");
         }

@@ -9,18 +9,19 @@ pub mod progress;
 
 use std::fmt::Write as _;
 
-use crate::case::{Case, Severity};
+use crate::case::Case;
 
 /// `agent-conform explain ID`: what a case checks, why, and its steps.
 pub fn explain(case: &Case) -> String {
     let mut out = String::new();
-    let severity = match case.severity {
-        Severity::Failure => "failure",
-        Severity::Warning => "warning",
-    };
     let _ = writeln!(out, "{} — {}", case.id, case.title);
     let _ = writeln!(out, "  capability: {}", case.group());
-    let _ = writeln!(out, "  severity:   {severity}");
+    let _ = writeln!(
+        out,
+        "  severity:   {} ({})",
+        case.severity.label(),
+        case.severity.meaning()
+    );
     let _ = writeln!(out, "  spec:       {}", case.spec);
     let _ = writeln!(
         out,
@@ -80,8 +81,20 @@ fn describe_assert(a: &crate::case::JsonAssert) -> String {
         "is an absolute path".to_string()
     } else if let Some(m) = &a.base64_max_len {
         format!("decodes to at most {m} bytes")
+    } else if let Some(name) = &a.schema {
+        format!("matches schema {name}")
+    } else if a.empty.is_some() {
+        "is empty".to_string()
+    } else if let Some(min) = a.min {
+        format!("is at least {min}")
+    } else if let Some(dir) = &a.inside {
+        format!("stays inside {dir}")
     } else {
         "decodes to the expected bytes".to_string()
+    };
+    let check = match a.severity {
+        Some(severity) => format!("{check} [{}]", severity.label()),
+        None => check,
     };
     match &a.when {
         Some(c) => format!("{check} (when {} = {})", c.pointer, c.equals),
