@@ -8,7 +8,7 @@
 use base64::Engine;
 use serde_json::Value;
 
-use crate::case::{ExitExpect, JsonAssert, Refusal, Severity, Source, Step};
+use crate::case::{ExitExpect, JsonAssert, Refusal, RefusalOutcome, Severity, Source, Step};
 use crate::runner::{OUTPUT_LIMIT, Outcome, Termination};
 use crate::schema::{Schemas, decode_host_json};
 use crate::template::{Bindings, Template, expand_json};
@@ -114,6 +114,9 @@ pub struct StepContext<'a> {
     pub severity: Severity,
     /// The capability the case checks (none for core).
     pub capability: Option<&'a str>,
+    /// A clean refusal ends the step quietly (the generic transcript of a
+    /// `for_each_transcript` case: another agent's format).
+    pub refusable: bool,
 }
 
 /// Checks one outcome.
@@ -127,6 +130,13 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         && let Some(refusal) = &ctx.step.on_refusal
     {
         return Verdict::Refused(refusal.clone());
+    }
+    if code != Some(0) && ctx.refusable {
+        return Verdict::Refused(Refusal {
+            outcome: RefusalOutcome::Pass,
+            note: "the plugin refused the transcript".to_string(),
+            with_samples: None,
+        });
     }
     match (ctx.step.expect.exit, code) {
         (ExitExpect::Success, Some(0)) | (ExitExpect::Any, Some(0)) => {}

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::case::{
-    Action, Case, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source,
+    Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source,
     Suite,
 };
 use crate::checks::{self, Finding, StepContext, Verdict};
@@ -215,6 +215,9 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> (CaseOutcome, Option<String>) {
+        if let Some(each) = &case.for_each_transcript {
+            return self.transcript_passes(case, each, sandbox, state);
+        }
         if let Err(reason) = self.write_files(case, sandbox, state) {
             return (CaseOutcome::NotRun(reason), None);
         }
@@ -249,6 +252,98 @@ impl Run<'_> {
         (worst(&state.reports), note)
     }
 
+    /// Runs the steps once per transcript: the generic one, then each of the
+    /// plugin's own samples, each pass with its own `{{tmp}}` and captures.
+    fn transcript_passes(
+        &self,
+        case: &Case,
+        each: &EachTranscript,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> (CaseOutcome, Option<String>) {
+        let generic = self.fixtures.get(&each.generic).cloned().unwrap_or_default();
+        let mut passes = vec![(None, file_name(&each.generic), generic)];
+        passes.extend(
+            self.samples
+                .iter()
+                .map(|s| (Some(s.name.clone()), file_name(&s.name), s.bytes.clone())),
+        );
+        let mut note = None;
+        for (number, (sample, name, bytes)) in passes.into_iter().enumerate() {
+            let tmp = sandbox.work().join(format!("transcript-{}", number + 1));
+            let written = std::fs::create_dir_all(&tmp)
+                .and_then(|()| std::fs::write(tmp.join(&name), &bytes))
+                .map_err(|e| format!("cannot write the transcript into {}: {e}", tmp.display()));
+            let generic = sample.is_none();
+            state.pass = Some(Pass {
+                number: number + 1,
+                sample,
+                name,
+                bytes,
+                tmp,
+            });
+            state.captures.clear();
+            state.stdouts.clear();
+            if let Err(reason) = written.and_then(|()| self.write_files(case, sandbox, state)) {
+                return (CaseOutcome::NotRun(reason), None);
+            }
+            let refused = self.pass_steps(case, sandbox, state);
+            if generic && let Some(step) = refused {
+                note = Some(self.generic_refused(case, each, &step, state));
+            }
+        }
+        state.pass = None;
+        (worst(&state.reports), note)
+    }
+
+    /// Runs the steps of one pass; returns the step at which the plugin
+    /// refused the transcript, if it did.
+    fn pass_steps(&self, case: &Case, sandbox: &Sandbox, state: &mut CaseState) -> Option<String> {
+        for index in 0..case.steps.len() {
+            match self.step(case, index, sandbox, state) {
+                StepEnd::Continue => {}
+                StepEnd::Stop => return None,
+                StepEnd::Refused(..) => return Some(case.step_name(index)),
+            }
+        }
+        None
+    }
+
+    /// The plugin refused the generic transcript, which the host never sends
+    /// it: with samples, only a note on the case; without, the capability is
+    /// unverified, which the case reports at `each.unverified`.
+    fn generic_refused(
+        &self,
+        case: &Case,
+        each: &EachTranscript,
+        step: &str,
+        state: &mut CaseState,
+    ) -> String {
+        if !self.samples.is_empty() {
+            return format!(
+                "the plugin refused the generic transcript {} at {step} (another agent's format, \
+                 which the host never sends it); its own samples were checked instead",
+                each.generic
+            );
+        }
+        let message = format!(
+            "the plugin refused the generic transcript {} at {step} (another agent's format) and \
+             names no sample transcript of its own, so {} is unverified; name one in a --cases \
+             file: `transcripts: [samples/<a transcript of yours>]`",
+            each.generic,
+            case.group()
+        );
+        let mut finding = Finding {
+            severity: each.unverified,
+            ..Finding::failure(message.clone())
+        };
+        finding.cap(case.severity);
+        if let Some(last) = state.reports.last_mut() {
+            last.findings.push(finding);
+        }
+        message
+    }
+
     /// Runs a property; `Err` skips the case with the reason.
     fn property(
         &self,
@@ -264,8 +359,12 @@ impl Run<'_> {
             count += 1;
             self.run_raw(sandbox, call, count, &mut stdin_files)
         };
-        let corpus = match property {
-            Property::RoundTrip { corpus } => corpus,
+        let (corpus, names, max_sizes) = match property {
+            Property::RoundTrip {
+                corpus,
+                fixtures,
+                max_sizes,
+            } => (corpus, fixtures, max_sizes),
             Property::LargeRoundTrip { mib, max_sizes } => {
                 let verdict = roundtrip::large(*mib, max_sizes, seed, &mut invoke);
                 return Ok(self.record(case, verdict, state));
@@ -285,6 +384,17 @@ impl Run<'_> {
                     (format!("sample {}", s.name), input)
                 })
                 .collect(),
+            RoundTripCorpus::Fixtures => names
+                .iter()
+                .filter_map(|name| {
+                    let bytes = self.fixtures.get(name)?.to_vec();
+                    let input = Input {
+                        shape: "fixture",
+                        bytes,
+                    };
+                    Some((format!("fixture {name}"), input))
+                })
+                .collect(),
         };
         if inputs.is_empty() {
             return Err("no sample transcripts of the plugin's own: name them with \
@@ -293,10 +403,13 @@ impl Run<'_> {
         }
         let have_samples = !self.samples.is_empty();
         let verdict = roundtrip::run(
-            *corpus,
-            &inputs,
-            seed,
-            have_samples,
+            roundtrip::Inputs {
+                corpus: *corpus,
+                inputs: &inputs,
+                max_sizes,
+                seed,
+                have_samples,
+            },
             self.schemas,
             &mut invoke,
         );
@@ -374,11 +487,22 @@ impl Run<'_> {
         state: &'s CaseState,
         item: Option<&'s Value>,
     ) -> Bindings<'s> {
+        let (tmp, transcript) = match &state.pass {
+            Some(pass) => (
+                pass.tmp.display().to_string(),
+                Some((
+                    pass.tmp.join(&pass.name).display().to_string(),
+                    pass.name.clone(),
+                )),
+            ),
+            None => (sandbox.work().display().to_string(), None),
+        };
         Bindings {
             item,
+            transcript,
             repo: sandbox.repo().display().to_string(),
             home: sandbox.home().display().to_string(),
-            tmp: sandbox.work().display().to_string(),
+            tmp,
             info: &self.info,
             captures: &state.captures,
             fixtures: self.fixtures,
@@ -414,6 +538,11 @@ impl Run<'_> {
                 .file(path)
                 .map(|bytes| bytes.to_vec())
                 .ok_or_else(|| format!("no file {path}")),
+            Source::CurrentTranscript => state
+                .pass
+                .as_ref()
+                .map(|pass| pass.bytes.to_vec())
+                .ok_or_else(|| "no current transcript outside for_each_transcript".to_string()),
         }
     }
 
@@ -492,10 +621,13 @@ impl Run<'_> {
     ) -> StepEnd {
         let step = &case.steps[index].value;
         let base = case.step_name(index);
-        let name = match item {
+        let mut name = match item {
             Some((_, value)) => format!("{base} [{}]", crate::template::value_text(value)),
             None => base.clone(),
         };
+        if let Some(sample) = state.pass.as_ref().and_then(|p| p.sample.as_ref()) {
+            name = format!("{name} [sample {sample}]");
+        }
         let prepared = self.prepare(case, index, item, sandbox, state);
         let (inv, stdin_file) = match prepared {
             Ok((inv, Some(file))) => {
@@ -522,6 +654,7 @@ impl Run<'_> {
             resolve: &resolve,
             severity: case.severity,
             capability: case.capability.as_deref(),
+            refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
@@ -586,9 +719,13 @@ impl Run<'_> {
         };
         let stdin_file = match &stdin {
             Some(_) => {
+                let pass = state
+                    .pass
+                    .as_ref()
+                    .map_or(String::new(), |p| format!("t{}-", p.number));
                 let file = match item {
-                    Some((n, _)) => format!("{}-{}.stdin", index + 1, n + 1),
-                    None => format!("{}.stdin", index + 1),
+                    Some((n, _)) => format!("{pass}{}-{}.stdin", index + 1, n + 1),
+                    None => format!("{pass}{}.stdin", index + 1),
                 };
                 Some(sandbox.stdin_dir().join(file))
             }
@@ -710,9 +847,31 @@ fn save_stdin(files: &[(PathBuf, runner::Bytes)]) {
     }
 }
 
+/// The transcript of one pass of a `for_each_transcript` case.
+struct Pass {
+    /// 1 for the generic transcript, then one per sample.
+    number: usize,
+    /// The sample's path; none for the generic transcript.
+    sample: Option<String>,
+    /// The file name (`{{transcript_name}}`).
+    name: String,
+    /// Its bytes (`current_transcript`).
+    bytes: Arc<[u8]>,
+    /// The pass's own scratch directory (`{{tmp}}`), where the transcript
+    /// is written, so that passes do not see each other's files.
+    tmp: PathBuf,
+}
+
+/// The last component of a display path.
+fn file_name(path: &str) -> String {
+    path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
+}
+
 /// What the case keeps between steps.
 #[derive(Default)]
 struct CaseState {
+    /// The current transcript of a `for_each_transcript` case.
+    pass: Option<Pass>,
     /// Where each step's stdin goes if the sandbox is kept, and the bytes.
     stdin_files: Vec<(PathBuf, runner::Bytes)>,
     user: UserData,

@@ -59,20 +59,28 @@ pub struct Input {
 }
 
 impl Input {
-    /// The longest line, counting its `\n`: the host's JSONL chunker refuses
-    /// a `--max-size` below it.
+    /// The longest line as the host's JSONL chunker measures it: with a
+    /// `\n` appended to every line, the last one too, even when the input
+    /// does not end with one (host-behaviour, "Chunking"). The chunker refuses
+    /// a `--max-size` below it; 0 for empty input, which has no line.
     pub fn longest_line(&self) -> usize {
+        if self.bytes.is_empty() {
+            return 0;
+        }
         self.bytes
-            .split_inclusive(|b| *b == b'\n')
-            .map(<[u8]>::len)
+            .split(|b| *b == b'\n')
+            .map(|line| line.len() + 1)
             .max()
             .unwrap_or(0)
     }
 
     /// The `--max-size` values to try: 1, 2, small, exactly the longest
-    /// line, and large.
+    /// line (the host's boundary), and large; one size for empty input.
     pub fn max_sizes(&self) -> Vec<usize> {
-        let mut sizes = vec![1, 2, 16, self.longest_line().max(1), 1 << 20];
+        if self.bytes.is_empty() {
+            return vec![1];
+        }
+        let mut sizes = vec![1, 2, 16, self.longest_line(), 1 << 20];
         sizes.sort_unstable();
         sizes.dedup();
         sizes

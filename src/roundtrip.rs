@@ -78,19 +78,37 @@ enum Attempt {
 /// Stop after this many failing inputs: the first ones tell the story.
 const MAX_FAILURES: usize = 3;
 
-/// Runs the round trip over `inputs` (samples carry their names as shapes).
-pub fn run(
-    corpus: RoundTripCorpus,
-    inputs: &[(String, Input)],
-    seed: u64,
-    have_samples: bool,
-    schemas: &Schemas,
-    invoke: &mut Invoke<'_>,
-) -> Verdict {
+/// What a round trip runs over.
+pub struct Inputs<'a> {
+    /// Where the inputs come from (it decides which refusals are allowed).
+    pub corpus: RoundTripCorpus,
+    /// The inputs, labelled for messages.
+    pub inputs: &'a [(String, Input)],
+    /// `--max-size` values for every input; empty: per input.
+    pub max_sizes: &'a [usize],
+    /// The seed of generated inputs, for messages.
+    pub seed: u64,
+    /// Whether the plugin names samples of its own.
+    pub have_samples: bool,
+}
+
+/// Runs the round trip over the inputs (samples carry their names as shapes).
+pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> Verdict {
+    let Inputs {
+        corpus,
+        inputs,
+        seed,
+        have_samples,
+        ..
+    } = what;
     let mut verdict = Verdict::default();
     let (mut accepted, mut refused, mut failures) = (0, Vec::new(), 0);
     'inputs: for (label, input) in inputs {
-        for max in sizes(corpus, input) {
+        let sizes = match what.max_sizes {
+            [] => sizes(corpus, input),
+            given => given.to_vec(),
+        };
+        for max in sizes {
             let what = format!("{label}, --max-size {max}");
             match attempt(corpus, input, max, &what, schemas, invoke, &mut verdict) {
                 Attempt::Accepted => accepted += 1,
@@ -105,8 +123,9 @@ pub fn run(
             }
         }
     }
-    if corpus == RoundTripCorpus::Jsonl && !refused.is_empty() {
-        judge_refusals(&mut verdict, accepted, &refused, seed, have_samples);
+    let jsonl = matches!(corpus, RoundTripCorpus::Jsonl | RoundTripCorpus::Fixtures);
+    if jsonl && !refused.is_empty() {
+        judge_refusals(&mut verdict, corpus, accepted, &refused, seed, have_samples);
     }
     verdict
 }
@@ -124,6 +143,7 @@ fn sizes(corpus: RoundTripCorpus, input: &Input) -> Vec<usize> {
 
 fn judge_refusals(
     verdict: &mut Verdict,
+    corpus: RoundTripCorpus,
     accepted: usize,
     refused: &[String],
     seed: u64,
@@ -135,21 +155,27 @@ fn judge_refusals(
     if accepted > 0 {
         last.findings.push(Finding::failure(format!(
             "chunk-transcript accepted {accepted} JSONL inputs but refused {} others in which \
-             no line is longer than --max-size (seed {seed}; first: {}); a plugin may refuse \
-             JSONL as a whole, not some of it",
+             no line is longer than --max-size (counted with its newline, as the host's chunker \
+             does; seed {seed}; first: {}); a plugin may refuse JSONL as a whole, not some of it",
             refused.len(),
             refused[0]
         )));
-    } else if !have_samples {
-        last.findings.push(Finding::warning(format!(
-            "chunk-transcript refused every generated JSONL transcript (seed {seed}) and no \
-             sample transcript of the plugin's own was given (transcripts: in a --cases file): \
-             chunking is unverified"
-        )));
-    } else {
+    } else if have_samples {
         verdict.note = Some(
             "the plugin refuses JSONL; its own sample transcripts are checked instead".to_string(),
         );
+    } else if corpus == RoundTripCorpus::Fixtures {
+        // core.chunk.generated-jsonl says it once, as a warning.
+        last.findings.push(Finding::note(
+            "chunk-transcript refused the JSONL transcripts (another agent's format for a \
+             plugin of its own format); chunking is unverified, see core.chunk.generated-jsonl",
+        ));
+    } else {
+        last.findings.push(Finding::warning(format!(
+            "chunk-transcript refused every generated JSONL transcript (seed {seed}) and no \
+             sample transcript of the plugin's own was given: chunking is unverified; name one \
+             in a --cases file: `transcripts: [samples/<a transcript of yours>]`"
+        )));
     }
 }
 
@@ -182,17 +208,54 @@ fn attempt(
             return Attempt::Failed;
         }
     };
+    if chunks.null {
+        report.findings.push(Finding::note(format!(
+            "chunks is null for an empty transcript ({what}); the host decodes it as no \
+             chunks, the protocol shows []"
+        )));
+    }
+    // The host reassembles only two or more chunks through the plugin: no
+    // chunk is an empty transcript, and one chunk is the transcript itself
+    // (host-behaviour, "Chunking").
+    let judged = match chunks.decoded.as_slice() {
+        [] => judge_host_join(&input.bytes, b"", "no chunks (an empty transcript)", what, &mut report),
+        [only] => judge_host_join(&input.bytes, only, "its one chunk, decoded", what, &mut report),
+        _ => {
+            verdict.steps.push(report);
+            let stdin: Bytes = Arc::new(out.stdout);
+            let call = Call::new(
+                format!("reassemble [{what}]"),
+                &["reassemble-transcript"],
+                stdin,
+            );
+            let (back, mut report) = invoke(call);
+            let result =
+                judge_reassembly(&input.bytes, &back, chunks.decoded.len(), what, &mut report);
+            verdict.steps.push(report);
+            return result;
+        }
+    };
     verdict.steps.push(report);
-    let stdin: Bytes = Arc::new(out.stdout);
-    let call = Call::new(
-        format!("reassemble [{what}]"),
-        &["reassemble-transcript"],
-        stdin,
-    );
-    let (back, mut report) = invoke(call);
-    let result = judge_reassembly(&input.bytes, &back, chunks, what, &mut report);
-    verdict.steps.push(report);
-    result
+    judged
+}
+
+/// Fewer than two chunks: the host takes the transcript from the chunk
+/// output itself, so it must be the input byte for byte.
+fn judge_host_join(
+    input: &[u8],
+    transcript: &[u8],
+    how: &str,
+    what: &str,
+    report: &mut StepReport,
+) -> Attempt {
+    let what_host_has = format!("the transcript the host rebuilds from {how}");
+    match compare_bytes(&what_host_has, input, transcript) {
+        None => Attempt::Accepted,
+        Some(mismatch) => {
+            report.findings.push(mismatch.with_context(what));
+            Attempt::Failed
+        }
+    }
 }
 
 fn has_failure(report: &StepReport) -> bool {
@@ -206,14 +269,21 @@ fn refusal(corpus: RoundTripCorpus, input: &Input, max: usize, what: &str) -> At
     let too_long = input.longest_line() > max;
     match corpus {
         RoundTripCorpus::Bytes => Attempt::AllowedRefusal,
-        RoundTripCorpus::Jsonl if too_long => Attempt::AllowedRefusal,
-        RoundTripCorpus::Jsonl => Attempt::Refused(what.to_string()),
-        RoundTripCorpus::Samples => Attempt::Refused(what.to_string()),
+        _ if too_long => Attempt::AllowedRefusal,
+        _ => Attempt::Refused(what.to_string()),
     }
 }
 
+/// A chunk output as the host reads it.
+struct Chunks {
+    /// Each chunk's bytes.
+    decoded: Vec<Vec<u8>>,
+    /// `"chunks": null` (a Go nil slice): the host reads no chunks.
+    null: bool,
+}
+
 /// Decodes the chunk output as the host does and checks each chunk's size.
-fn chunks_of(stdout: &[u8], max: usize, schemas: &Schemas) -> Result<usize, Finding> {
+fn chunks_of(stdout: &[u8], max: usize, schemas: &Schemas) -> Result<Chunks, Finding> {
     let json = decode_host_json(stdout).map_err(Finding::failure)?;
     if let Some(violation) = schemas
         .violations("chunk-transcript", &json)
@@ -224,16 +294,20 @@ fn chunks_of(stdout: &[u8], max: usize, schemas: &Schemas) -> Result<usize, Find
             "stdout does not match schema chunk-transcript: {violation}"
         )));
     }
-    let chunks = json
-        .get("chunks")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let null = json.get("chunks").is_none_or(Value::is_null);
+    let texts = json.get("chunks").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut decoded = Vec::with_capacity(texts.len());
     let mut buf = vec![0u8; 48 * 1024];
-    for (i, chunk) in chunks.iter().enumerate() {
-        check_chunk(i, chunk.as_str().unwrap_or_default(), max, &mut buf)?;
+    for (i, chunk) in texts.iter().enumerate() {
+        let text = chunk.as_str().unwrap_or_default();
+        check_chunk(i, text, max, &mut buf)?;
+        decoded.push(
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .map_err(|e| Finding::failure(format!("chunk {i} is not standard padded base64: {e}")))?,
+        );
     }
-    Ok(chunks.len())
+    Ok(Chunks { decoded, null })
 }
 
 fn judge_reassembly(
@@ -302,10 +376,21 @@ pub fn large(mib: usize, max_sizes: &[usize], seed: u64, invoke: &mut Invoke<'_>
             continue;
         }
         let started = std::time::Instant::now();
-        if let Err(finding) = check_chunks_streaming(&out.stdout, max) {
-            report.findings.push(finding.with_context(&what));
-            verdict.steps.push(report);
-            continue;
+        match check_chunks_streaming(&out.stdout, max) {
+            Err(finding) => {
+                report.findings.push(finding.with_context(&what));
+                verdict.steps.push(report);
+                continue;
+            }
+            Ok(Some(rebuilt)) => {
+                let how = "the transcript the host rebuilds from fewer than two chunks";
+                if let Some(mismatch) = compare_bytes(how, &input, &rebuilt) {
+                    report.findings.push(mismatch.with_context(&what));
+                }
+                verdict.steps.push(report);
+                continue;
+            }
+            Ok(None) => {}
         }
         let check_time = started.elapsed();
         let chunk_time = out.elapsed;
@@ -345,7 +430,9 @@ fn note_host_limit(notes: &mut Vec<String>, sub: &str, out: &Outcome, what: &str
 
 /// Checks a chunk-transcript output without copying it: the chunks are
 /// borrowed from stdout and decoded 64 KiB at a time to count their bytes.
-fn check_chunks_streaming(stdout: &[u8], max: usize) -> Result<(), Finding> {
+/// With fewer than two chunks, returns the transcript the host rebuilds
+/// itself (nothing, or the one chunk decoded).
+fn check_chunks_streaming(stdout: &[u8], max: usize) -> Result<Option<Vec<u8>>, Finding> {
     // `&str` borrows from stdout (base64 needs no JSON escapes); only an
     // encoder that escapes `/` as `\/` makes the owned fallback necessary.
     #[derive(serde::Deserialize)]
@@ -374,7 +461,14 @@ fn check_chunks_streaming(stdout: &[u8], max: usize) -> Result<(), Finding> {
     for (i, chunk) in chunks.iter().enumerate() {
         check_chunk(i, chunk, max, &mut buf)?;
     }
-    Ok(())
+    match chunks.as_slice() {
+        [] => Ok(Some(Vec::new())),
+        [only] => base64::engine::general_purpose::STANDARD
+            .decode(only)
+            .map(Some)
+            .map_err(|e| Finding::failure(format!("chunk 0 is not standard padded base64: {e}"))),
+        _ => Ok(None),
+    }
 }
 
 /// Decodes chunk `i` 64 KiB of text at a time (no copy of the chunk) and

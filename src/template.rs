@@ -27,10 +27,16 @@ pub enum Var {
     Base64(String),
     /// `{{item}}`: the current element of the step's `for_each`.
     Item,
+    /// `{{transcript}}`: the path of the current transcript of a
+    /// `for_each_transcript` case.
+    Transcript,
+    /// `{{transcript_name}}`: its file name.
+    TranscriptName,
 }
 
 /// The names accepted before the colon, for error messages.
-const KNOWN: &str = "repo, home, tmp, item, info:/POINTER, capture:NAME, base64:FIXTURE";
+const KNOWN: &str =
+    "repo, home, tmp, item, transcript, transcript_name, info:/POINTER, capture:NAME, base64:FIXTURE";
 
 /// A parsed template: literal text and placeholders.
 #[derive(Debug, Clone)]
@@ -60,6 +66,9 @@ pub struct Bindings<'a> {
     pub fixtures: &'a crate::fixtures::Fixtures,
     /// The current `for_each` element, if any.
     pub item: Option<&'a Value>,
+    /// The current transcript's path and file name, in a
+    /// `for_each_transcript` case.
+    pub transcript: Option<(String, String)>,
 }
 
 impl Template {
@@ -133,6 +142,8 @@ fn parse_var(inner: &str) -> Result<Var, String> {
         ("home", None) => Var::Home,
         ("tmp", None) => Var::Tmp,
         ("item", None) => Var::Item,
+        ("transcript", None) => Var::Transcript,
+        ("transcript_name", None) => Var::TranscriptName,
         ("info", Some(p)) if p.is_empty() || p.starts_with('/') => Var::Info(p.to_string()),
         ("capture", Some(n)) if !n.is_empty() => Var::Capture(n.to_string()),
         ("base64", Some(f)) if !f.is_empty() => Var::Base64(f.to_string()),
@@ -161,6 +172,11 @@ fn expand_var(var: &Var, b: &Bindings<'_>) -> Result<String, String> {
         Var::Item => match b.item {
             Some(value) => value_text(value),
             None => return Err("{{item}} is used outside a for_each step".to_string()),
+        },
+        Var::Transcript | Var::TranscriptName => match &b.transcript {
+            Some((path, _)) if *var == Var::Transcript => path.clone(),
+            Some((_, name)) => name.clone(),
+            None => return Err("{{transcript}} is used outside a for_each_transcript case".into()),
         },
         Var::Base64(name) => match b.fixtures.get(name) {
             Some(bytes) => base64::engine::general_purpose::STANDARD.encode(bytes),

@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 fn finding(severity: Severity, message: &str, expected: &str, actual: &str) -> Finding {
     Finding {
         severity,
+        hard: false,
         message: message.to_string(),
         expected: Some(expected.to_string()),
         actual: Some(actual.to_string()),
@@ -770,8 +771,9 @@ fn human_counts(run: &RunReport, strict: bool) -> Counts {
         passed: numbers[0],
         failed: numbers[1],
         warnings: numbers[2],
-        skipped: numbers[3],
-        not_run: numbers[4],
+        notes: numbers[3],
+        skipped: numbers[4],
+        not_run: numbers[5],
     }
 }
 

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::validate::validate;
-use super::{Case, Origin, Sample, Source, normalize};
+use super::{Case, JsonAssert, Origin, Sample, Severity, Source, normalize};
 use crate::embedded;
 use crate::fixtures::Fixtures;
 use crate::schema::Schemas;
@@ -74,13 +74,17 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
             &mut fixtures,
         );
     }
+    let embedded_files = files.len();
     for dir in extra {
         read_dir_sources(dir, &mut files, &mut fixtures)?;
     }
     let mut cases = Vec::new();
     let mut samples = Vec::new();
-    for (display, text) in files {
-        let (file_cases, transcripts) = parse_file(&display, &text)?;
+    for (n, (display, text)) in files.into_iter().enumerate() {
+        let (mut file_cases, transcripts) = parse_file(&display, &text, n < embedded_files)?;
+        if n >= embedded_files {
+            file_cases.iter_mut().for_each(hold_own_events_to_the_host);
+        }
         cases.extend(file_cases);
         for name in transcripts {
             let bytes = fixtures.file(&name).cloned().ok_or_else(|| LoadError {
@@ -185,7 +189,40 @@ fn read_dir_sources(
     Ok(())
 }
 
-fn parse_file(display: &str, bytes: &[u8]) -> Result<(Vec<Case>, Vec<String>), LoadError> {
+/// Events made from the plugin's own payloads (its `--cases` files) are held
+/// to the host's per-type table in full, whatever the case says: what fails
+/// a hook is a failure, the guide's table a warning (host-behaviour, "What
+/// the host does with each answer"). Checked only when the step exits 0 and
+/// prints JSON, so a case may still expect `null` or a refusal.
+fn hold_own_events_to_the_host(case: &mut Case) {
+    for step in &mut case.steps {
+        let step = &mut step.value;
+        let parses = step.args.as_ref().and_then(|a| a.first()).map(String::as_str);
+        if parses != Some("parse-hook") {
+            continue;
+        }
+        for (schema, severity, because) in [
+            (
+                "parse-hook-full",
+                Severity::Failure,
+                "the host fails the hook on this Event (a payload of the plugin's own)",
+            ),
+            (
+                "parse-hook-guide",
+                Severity::Warning,
+                "the guide's per-type table; the host degrades without these fields",
+            ),
+        ] {
+            step.expect.json.push(JsonAssert::schema(schema, severity, because));
+        }
+    }
+}
+
+fn parse_file(
+    display: &str,
+    bytes: &[u8],
+    embedded: bool,
+) -> Result<(Vec<Case>, Vec<String>), LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
         file: display.to_string(),
         line: None,
@@ -209,6 +246,7 @@ fn parse_file(display: &str, bytes: &[u8]) -> Result<(Vec<Case>, Vec<String>), L
             case.origin = Origin {
                 file: display.to_string(),
                 line: spanned.referenced.line(),
+                embedded,
             };
             case
         })

@@ -45,7 +45,9 @@ pub struct Case {
     pub id: String,
     /// One line: what the plugin must do.
     pub title: String,
-    /// The spec section(s) the case checks.
+    /// The spec section(s) the case checks; required in the embedded suite,
+    /// optional in a plugin's own case files.
+    #[serde(default)]
     pub spec: String,
     /// Why the rule exists, and why this severity.
     #[serde(default)]
@@ -78,9 +80,40 @@ pub struct Case {
     /// A generated check run by the harness instead of (or before) steps.
     #[serde(default)]
     pub property: Option<Property>,
+    /// Runs the steps once per transcript the plugin may accept: the generic
+    /// one, then each of the plugin's own samples (`transcripts:`).
+    #[serde(default)]
+    pub for_each_transcript: Option<EachTranscript>,
     /// Where the case was loaded from (set by the loader).
     #[serde(skip)]
     pub origin: Origin,
+}
+
+/// How a case runs over transcripts (`for_each_transcript:`).
+///
+/// The checks of such a case are format-independent (a position above 0,
+/// offsets that agree, nothing read from the end), so they hold for any
+/// transcript the plugin accepts. The generic transcript is in another
+/// agent's format for most plugins, and the host never sends one of those
+/// (host-behaviour, "What the host does with each answer"): a clean refusal
+/// of it ends that pass quietly. The plugin's own samples must be accepted,
+/// and their findings weigh in full. `{{transcript}}` is the current
+/// transcript's path, `{{transcript_name}}` its file name, and
+/// `current_transcript` (a source) its bytes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EachTranscript {
+    /// The generic transcript, a fixture name.
+    #[serde(default = "generic_transcript")]
+    pub generic: String,
+    /// What the case reports when the plugin refuses the generic transcript
+    /// and names no sample of its own: `warning` for the one case of a
+    /// capability that says so, `note` for the others.
+    pub unverified: Severity,
+}
+
+fn generic_transcript() -> String {
+    "transcript.jsonl".to_string()
 }
 
 /// Checks over generated inputs, whose rules span many invocations.
@@ -91,6 +124,14 @@ pub enum Property {
     RoundTrip {
         /// Which inputs.
         corpus: RoundTripCorpus,
+        /// The fixtures of the `fixtures` corpus, by name.
+        #[serde(default)]
+        fixtures: Vec<String>,
+        /// The `--max-size` values for every input (default: per input, 1,
+        /// 2, 16, its longest line and 1 MiB; for samples, their own length
+        /// and the host's 50 MiB).
+        #[serde(default)]
+        max_sizes: Vec<usize>,
     },
     /// The round trip of one large generated JSONL transcript, streamed so
     /// that the harness never holds it twice (opt-in: tag `large`).
@@ -112,6 +153,8 @@ pub enum RoundTripCorpus {
     Bytes,
     /// The plugin's own sample transcripts (`transcripts:` in case files).
     Samples,
+    /// Fixed JSONL transcripts, the fixtures named by `fixtures:`.
+    Fixtures,
 }
 
 /// One of the plugin's own sample transcripts.
@@ -130,6 +173,9 @@ pub struct Origin {
     pub file: String,
     /// Line of the case in that file.
     pub line: u64,
+    /// Part of the embedded suite (held to stricter metadata rules than a
+    /// plugin's own `--cases`).
+    pub embedded: bool,
 }
 
 /// How much a finding weighs, defined by what the real host does with the
@@ -205,6 +251,8 @@ pub enum Source {
     /// A file shipped beside the case file, by a path relative to it (a
     /// plugin's own sample transcript or hook payload). Read at load time.
     Path(String),
+    /// The bytes of the current transcript of a `for_each_transcript` case.
+    CurrentTranscript,
     /// A JSON object padded with an extra string field up to `bytes` bytes
     /// (hostile-input cases: a payload far larger than any real hook's).
     PaddedJson {
@@ -402,6 +450,30 @@ pub struct JsonAssert {
     /// Why, shown with a failure of this assertion.
     #[serde(default)]
     pub because: Option<String>,
+}
+
+impl JsonAssert {
+    /// "The whole stdout matches `schema`", at `severity`.
+    pub fn schema(schema: &str, severity: Severity, because: &str) -> JsonAssert {
+        JsonAssert {
+            pointer: String::new(),
+            equals: None,
+            not_equals: None,
+            not_empty: None,
+            empty: None,
+            min: None,
+            contains: None,
+            json_type: None,
+            absolute_path: None,
+            inside: None,
+            base64_max_len: None,
+            base64_equals: None,
+            schema: Some(schema.to_string()),
+            when: None,
+            severity: Some(severity),
+            because: Some(because.to_string()),
+        }
+    }
 }
 
 /// Keeps an explicit `null` as `Some(Value::Null)`: `equals: null` is a

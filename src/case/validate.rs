@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{CAPABILITIES, Case, JsonAssert, LoadError, Source, Step};
+use super::{CAPABILITIES, Case, JsonAssert, LoadError, Property, RoundTripCorpus, Source, Step};
 use crate::fixtures::Fixtures;
 use crate::schema::Schemas;
 use crate::template::{Template, Var, json_strings};
@@ -32,12 +32,33 @@ pub(super) fn validate(
             ),
         ));
     }
+    if let Some(Property::RoundTrip {
+        corpus, fixtures: names, ..
+    }) = &case.property
+    {
+        check_corpus(*corpus, names, fixtures).map_err(|reason| fail(case.origin.line, reason))?;
+    }
+    if case.origin.embedded {
+        check_metadata(case).map_err(|reason| fail(case.origin.line, reason))?;
+    }
     if case.steps.is_empty() && case.property.is_none() {
         return Err(fail(case.origin.line, "has no steps".to_string()));
     }
     let mut names = BTreeSet::new();
     let mut captures = BTreeSet::new();
-    let ctx = Known { fixtures, schemas };
+    let ctx = Known {
+        fixtures,
+        schemas,
+        each_transcript: case.for_each_transcript.is_some(),
+    };
+    if let Some(each) = &case.for_each_transcript
+        && fixtures.get(&each.generic).is_none()
+    {
+        return Err(fail(
+            case.origin.line,
+            format!("for_each_transcript: no fixture named {:?}", each.generic),
+        ));
+    }
     for setup in &case.files {
         ctx.check_template(&setup.path, &captures)
             .and_then(|()| match &setup.content {
@@ -57,10 +78,48 @@ pub(super) fn validate(
     Ok(())
 }
 
+/// The embedded suite cites the spec and says, in `why`, what the real host
+/// does with a wrong answer: that is what its severity rests on.
+fn check_metadata(case: &Case) -> Result<(), String> {
+    if case.spec.trim().is_empty() {
+        return Err("has no spec: (the sections of the specification it checks)".to_string());
+    }
+    if case.why.as_deref().is_none_or(|w| w.trim().is_empty()) {
+        return Err(format!(
+            "has no why: (what the host does with a wrong answer, which makes it a {})",
+            case.severity.label()
+        ));
+    }
+    Ok(())
+}
+
+/// The `fixtures` corpus names fixtures, and only it does.
+fn check_corpus(
+    corpus: RoundTripCorpus,
+    names: &[String],
+    fixtures: &Fixtures,
+) -> Result<(), String> {
+    match (corpus, names.is_empty()) {
+        (RoundTripCorpus::Fixtures, true) => {
+            Err("the fixtures corpus needs `fixtures: [NAME, ...]`".to_string())
+        }
+        (RoundTripCorpus::Fixtures, false) => names
+            .iter()
+            .find(|name| fixtures.get(name).is_none())
+            .map_or(Ok(()), |name| {
+                Err(format!("no fixture named {name:?} (looked in fixtures/)"))
+            }),
+        (_, false) => Err("`fixtures:` is only for the fixtures corpus".to_string()),
+        (_, true) => Ok(()),
+    }
+}
+
 /// What a case may refer to.
 struct Known<'a> {
     fixtures: &'a Fixtures,
     schemas: &'a Schemas,
+    /// The case runs per transcript, so `{{transcript}}` has a value.
+    each_transcript: bool,
 }
 
 impl Known<'_> {
@@ -138,6 +197,11 @@ impl Known<'_> {
                     return Err(format!("no fixture named {name:?} (looked in fixtures/)"));
                 }
                 Var::Info(pointer) => check_pointer(pointer)?,
+                Var::Transcript | Var::TranscriptName if !self.each_transcript => {
+                    return Err(
+                        "{{transcript}} and {{transcript_name}} need for_each_transcript".into(),
+                    );
+                }
                 _ => {}
             }
         }
@@ -171,6 +235,10 @@ impl Known<'_> {
                 "no file {path} (a path: source is relative to the case file)"
             )),
             Source::Path(_) => Ok(()),
+            Source::CurrentTranscript if !self.each_transcript => {
+                Err("current_transcript needs for_each_transcript".to_string())
+            }
+            Source::CurrentTranscript => Ok(()),
         }
     }
 
