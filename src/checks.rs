@@ -482,6 +482,12 @@ fn check_value(
             )));
         }
     }
+    if a.file_exists == Some(true) {
+        match value.as_str() {
+            Some(path) if std::path::Path::new(path).is_file() => {}
+            _ => return Err(simple(format!("{value} is not an existing file"))),
+        }
+    }
     if let Some(name) = &a.schema {
         let violations = ctx.schemas.violations(name, value);
         if let Some(first) = violations.first() {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::case::{
-    Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source,
-    Suite,
+    Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample,
+    Severity, Source, Suite,
 };
 use crate::checks::{self, Finding, StepContext, Verdict};
 use crate::discovery;
@@ -261,7 +261,11 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> (CaseOutcome, Option<String>) {
-        let generic = self.fixtures.get(&each.generic).cloned().unwrap_or_default();
+        let generic = self
+            .fixtures
+            .get(&each.generic)
+            .cloned()
+            .unwrap_or_default();
         let mut passes = vec![(None, file_name(&each.generic), generic)];
         passes.extend(
             self.samples
@@ -911,7 +915,11 @@ fn capture(
 /// The outcome implied by the findings so far (already capped at the
 /// case's severity by [`downgrade`]).
 fn worst(reports: &[StepReport]) -> CaseOutcome {
-    let heaviest = reports.iter().flat_map(|r| &r.findings).map(|f| f.severity).max();
+    let heaviest = reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .map(|f| f.severity)
+        .max();
     match heaviest {
         None => CaseOutcome::Passed,
         Some(Severity::Note) => CaseOutcome::Note,

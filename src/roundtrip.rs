@@ -123,6 +123,14 @@ pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> Verd
             }
         }
     }
+    if corpus == RoundTripCorpus::Samples
+        && let (Some(first), Some(last)) = (refused.first(), verdict.steps.last_mut())
+    {
+        last.findings.push(Finding::failure(format!(
+            "chunk-transcript refused the plugin's own sample ({first}) although no line of it is \
+             longer than --max-size: the host would fail to store this transcript"
+        )));
+    }
     let jsonl = matches!(corpus, RoundTripCorpus::Jsonl | RoundTripCorpus::Fixtures);
     if jsonl && !refused.is_empty() {
         judge_refusals(&mut verdict, corpus, accepted, &refused, seed, have_samples);
@@ -134,8 +142,13 @@ pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> Verd
 fn sizes(corpus: RoundTripCorpus, input: &Input) -> Vec<usize> {
     match corpus {
         RoundTripCorpus::Samples => {
-            let len = input.bytes.len().max(1);
-            vec![len, 50 * 1024 * 1024]
+            // Half its length makes the plugin split and reassemble its own
+            // format; its length plus one holds it in one chunk by any
+            // chunker's count; 50 MiB is what the host asks.
+            let len = input.bytes.len();
+            let mut sizes = vec![(len / 2).max(1), len + 1, 50 * 1024 * 1024];
+            sizes.dedup();
+            sizes
         }
         _ => input.max_sizes(),
     }
@@ -218,8 +231,20 @@ fn attempt(
     // chunk is an empty transcript, and one chunk is the transcript itself
     // (host-behaviour, "Chunking").
     let judged = match chunks.decoded.as_slice() {
-        [] => judge_host_join(&input.bytes, b"", "no chunks (an empty transcript)", what, &mut report),
-        [only] => judge_host_join(&input.bytes, only, "its one chunk, decoded", what, &mut report),
+        [] => judge_host_join(
+            &input.bytes,
+            b"",
+            "no chunks (an empty transcript)",
+            what,
+            &mut report,
+        ),
+        [only] => judge_host_join(
+            &input.bytes,
+            only,
+            "its one chunk, decoded",
+            what,
+            &mut report,
+        ),
         _ => {
             verdict.steps.push(report);
             let stdin: Bytes = Arc::new(out.stdout);
@@ -295,7 +320,11 @@ fn chunks_of(stdout: &[u8], max: usize, schemas: &Schemas) -> Result<Chunks, Fin
         )));
     }
     let null = json.get("chunks").is_none_or(Value::is_null);
-    let texts = json.get("chunks").and_then(Value::as_array).cloned().unwrap_or_default();
+    let texts = json
+        .get("chunks")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut decoded = Vec::with_capacity(texts.len());
     let mut buf = vec![0u8; 48 * 1024];
     for (i, chunk) in texts.iter().enumerate() {
@@ -304,7 +333,9 @@ fn chunks_of(stdout: &[u8], max: usize, schemas: &Schemas) -> Result<Chunks, Fin
         decoded.push(
             base64::engine::general_purpose::STANDARD
                 .decode(text)
-                .map_err(|e| Finding::failure(format!("chunk {i} is not standard padded base64: {e}")))?,
+                .map_err(|e| {
+                    Finding::failure(format!("chunk {i} is not standard padded base64: {e}"))
+                })?,
         );
     }
     Ok(Chunks { decoded, null })

@@ -35,8 +35,7 @@ pub enum Var {
 }
 
 /// The names accepted before the colon, for error messages.
-const KNOWN: &str =
-    "repo, home, tmp, item, transcript, transcript_name, info:/POINTER, capture:NAME, base64:FIXTURE";
+const KNOWN: &str = "repo, home, tmp, item, transcript, transcript_name, info:/POINTER, capture:NAME, base64:FIXTURE";
 
 /// A parsed template: literal text and placeholders.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::validate::validate;
-use super::{Case, JsonAssert, Origin, Sample, Severity, Source, normalize};
+use super::{Case, Condition, JsonAssert, Origin, Sample, Severity, Source, normalize};
 use crate::embedded;
 use crate::fixtures::Fixtures;
 use crate::schema::Schemas;
@@ -197,7 +197,11 @@ fn read_dir_sources(
 fn hold_own_events_to_the_host(case: &mut Case) {
     for step in &mut case.steps {
         let step = &mut step.value;
-        let parses = step.args.as_ref().and_then(|a| a.first()).map(String::as_str);
+        let parses = step
+            .args
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(String::as_str);
         if parses != Some("parse-hook") {
             continue;
         }
@@ -213,8 +217,24 @@ fn hold_own_events_to_the_host(case: &mut Case) {
                 "the guide's per-type table; the host degrades without these fields",
             ),
         ] {
-            step.expect.json.push(JsonAssert::schema(schema, severity, because));
+            step.expect
+                .json
+                .push(JsonAssert::schema(schema, severity, because));
         }
+        step.expect.json.push(JsonAssert {
+            pointer: "/session_ref".to_string(),
+            file_exists: Some(true),
+            schema: None,
+            when: Some(Condition {
+                pointer: "/type".to_string(),
+                equals: serde_json::json!(3),
+            }),
+            because: Some(
+                "the host reads the transcript at turn end and fails the hook when it is not there"
+                    .to_string(),
+            ),
+            ..JsonAssert::schema("", Severity::Failure, "")
+        });
     }
 }
 

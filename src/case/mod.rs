@@ -441,6 +441,10 @@ pub struct JsonAssert {
     /// severity: the host's rules as failures, the guide's as warnings).
     #[serde(default)]
     pub schema: Option<String>,
+    /// The string must name an existing file (a TurnEnd's session_ref: the
+    /// host reads it at once).
+    #[serde(default)]
+    pub file_exists: Option<bool>,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
     pub when: Option<Condition>,
@@ -469,6 +473,7 @@ impl JsonAssert {
             base64_max_len: None,
             base64_equals: None,
             schema: Some(schema.to_string()),
+            file_exists: None,
             when: None,
             severity: Some(severity),
             because: Some(because.to_string()),

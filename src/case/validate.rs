@@ -33,7 +33,9 @@ pub(super) fn validate(
         ));
     }
     if let Some(Property::RoundTrip {
-        corpus, fixtures: names, ..
+        corpus,
+        fixtures: names,
+        ..
     }) = &case.property
     {
         check_corpus(*corpus, names, fixtures).map_err(|reason| fail(case.origin.line, reason))?;
@@ -262,12 +264,13 @@ impl Known<'_> {
             a.base64_max_len.is_some(),
             a.base64_equals.is_some(),
             a.schema.is_some(),
+            a.file_exists == Some(true),
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
-                 inside, base64_max_len, base64_equals, schema)",
+                 inside, base64_max_len, base64_equals, schema, file_exists: true)",
                 a.pointer
             ));
         }

@@ -29,7 +29,26 @@ pub fn explain(case: &Case) -> String {
         case.origin.file, case.origin.line
     );
     if let Some(why) = &case.why {
-        let _ = writeln!(out, "\nWhy:\n  {}", why.trim().replace('\n', "\n  "));
+        let _ = writeln!(
+            out,
+            "\nWhat the host does with a wrong answer (why):\n  {}",
+            why.trim().replace('\n', "\n  ")
+        );
+    }
+    if let Some(each) = &case.for_each_transcript {
+        let _ = writeln!(
+            out,
+            "\nRuns over: the generic transcript {} (a clean refusal of it is accepted), then \
+             each of the plugin's own samples (transcripts:); with neither: {}",
+            each.generic,
+            each.unverified.label()
+        );
+    }
+    if let Some(property) = &case.property {
+        let _ = writeln!(out, "\nProperty: {property:?}");
+    }
+    if case.steps.is_empty() {
+        return out;
     }
     let _ = writeln!(out, "\nSteps:");
     for (i, step) in case.steps.iter().enumerate() {
@@ -81,6 +100,8 @@ fn describe_assert(a: &crate::case::JsonAssert) -> String {
         "is an absolute path".to_string()
     } else if let Some(m) = &a.base64_max_len {
         format!("decodes to at most {m} bytes")
+    } else if a.file_exists.is_some() {
+        "names an existing file".to_string()
     } else if let Some(name) = &a.schema {
         format!("matches schema {name}")
     } else if a.empty.is_some() {
