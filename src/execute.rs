@@ -330,10 +330,17 @@ impl Run<'_> {
                 each.generic
             );
         }
+        let said = state
+            .reports
+            .last()
+            .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
+            .map(|l| format!(" (\"{}\")", l.trim()))
+            .unwrap_or_default();
         let message = format!(
-            "the plugin refused the generic transcript {} at {step} (another agent's format) and \
-             names no sample transcript of its own, so {} is unverified; name one in a --cases \
-             file: `transcripts: [samples/<a transcript of yours>]`",
+            "the plugin refused the generic transcript {} at {step}{said} (another agent's \
+             format, or a subcommand that does not work) and names no sample transcript of its \
+             own, so {}, which info declares, is unverified; name one in a --cases file: \
+             `transcripts: [samples/<a transcript of yours>]`",
             each.generic,
             case.group()
         );

@@ -4,8 +4,8 @@
 //! - [`runner`] spawns one plugin invocation the way the host does (deadline,
 //!   output limits, process-group kill);
 //! - [`sandbox`] makes the isolated git work tree and HOME each case runs in;
-//! - [`case`] is the YAML case model and its loader, [`template`] its
-//!   placeholders;
+//! - [`case`] is the YAML case model, its loader and its validator;
+//!   [`template`] its placeholders, [`fixtures`] the files cases refer to;
 //! - [`schema`] compiles the JSON Schemas and decodes output as the host does;
 //! - [`discovery`] checks the binary's name as the host's discovery does;
 //! - [`checks`] measures an invocation against a step's expectations;

@@ -77,11 +77,13 @@ fn normalize(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(normalize),
         Value::String(text) => {
-            // Sandbox directories have random names; the rest of a path stays.
+            // Sandbox directories have random names, and plugins derive
+            // names from them (a session directory keyed by the repository
+            // path); the rest of a path stays.
             let parts: Vec<&str> = text
                 .split('/')
                 .map(|seg| {
-                    if seg.starts_with("agent-conform-") {
+                    if seg.contains("agent-conform-") {
                         "SANDBOX"
                     } else {
                         seg

@@ -520,18 +520,21 @@ fn summary_has_the_verdict_the_table_and_the_failures() {
     let md = github::summary_markdown(&run, false);
     assert!(md.starts_with("## ❌ agent-conform: FAILED\n"), "{md}");
     assert!(md.contains(
-        "| capability | declared | passed | failed | warnings | skipped | not run |\n|---|---|--:|--:|--:|--:|--:|\n"
+        "| capability | declared | passed | failed | warnings | notes | skipped | not run |\n|---|---|--:|--:|--:|--:|--:|--:|\n"
     ));
     assert!(
-        md.contains("| core | required | 1 | 1 | 1 | 0 | 0 |"),
+        md.contains("| core | required | 1 | 1 | 1 | 0 | 0 | 0 |"),
         "{md}"
     );
     assert!(
-        md.contains("| transcript\\_analyzer | no | 0 | 0 | 0 | 1 | 0 |"),
+        md.contains("| transcript\\_analyzer | no | 0 | 0 | 0 | 0 | 1 | 0 |"),
         "{md}"
     );
-    assert!(md.contains("| hooks | yes | 1 | 0 | 0 | 0 | 0 |"), "{md}");
-    assert!(md.contains("**2 passed, 1 failed, 1 warnings, 1 skipped, 0 not run in "));
+    assert!(
+        md.contains("| hooks | yes | 1 | 0 | 0 | 0 | 0 | 0 |"),
+        "{md}"
+    );
+    assert!(md.contains("**2 passed, 1 failed, 1 warnings, 0 notes, 1 skipped, 0 not run in "));
     let failures = md.find("### Failures").expect("a Failures section");
     let warnings = md.find("### Warnings").expect("a Warnings section");
     assert!(failures < warnings);
@@ -562,16 +565,22 @@ fn summary_has_the_verdict_the_table_and_the_failures() {
 fn summary_of_passing_and_gate_runs() {
     let md = github::summary_markdown(&passing_run(), true);
     assert!(md.starts_with("## ✅ agent-conform: PASSED\n"), "{md}");
-    assert!(md.contains("| hooks | yes | 2 | 0 | 0 | 0 | 0 |"), "{md}");
+    assert!(
+        md.contains("| hooks | yes | 2 | 0 | 0 | 0 | 0 | 0 |"),
+        "{md}"
+    );
     assert!(!md.contains("### Failures"));
 
     let md = github::summary_markdown(&gate_run(), false);
     assert!(md.contains("no usable `info` output"), "{md}");
     assert!(
-        md.contains("| core | required | 0 | 1 | 0 | 0 | 2 |"),
+        md.contains("| core | required | 0 | 1 | 0 | 0 | 0 | 2 |"),
         "{md}"
     );
-    assert!(md.contains("| hooks | no | 0 | 0 | 0 | 0 | 2 |"), "{md}");
+    assert!(
+        md.contains("| hooks | no | 0 | 0 | 0 | 0 | 0 | 2 |"),
+        "{md}"
+    );
     assert!(
         md.contains("4 cases not run: not run: discovery.info failed"),
         "{md}"

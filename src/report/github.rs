@@ -132,9 +132,9 @@ fn plugin_line(run: &RunReport) -> String {
 fn table(out: &mut String, run: &RunReport) {
     let _ = writeln!(
         out,
-        "| capability | declared | passed | failed | warnings | skipped | not run |"
+        "| capability | declared | passed | failed | warnings | notes | skipped | not run |"
     );
-    let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|");
+    let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|");
     for group in run.groups() {
         let counts = Counts::of(run.cases.iter().filter(|c| c.capability == group));
         if counts.total() == 0 {
@@ -142,12 +142,13 @@ fn table(out: &mut String, run: &RunReport) {
         }
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             escape_markdown(&group),
             declared(run, &group),
             counts.passed,
             counts.failed,
             counts.warnings,
+            counts.notes,
             counts.skipped,
             counts.not_run
         );
