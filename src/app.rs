@@ -513,7 +513,8 @@ fn find_on_path(name: &str) -> Result<PathBuf, UsageError> {
         format!("entire-agent-* files on PATH: {}", on_path.join(", "))
     };
     hint.push_str(&format!(
-        "; pass a path to run a plugin that is not installed (./{file}), or see          `agent-conform discover`"
+        "; pass a path to run a plugin that is not installed (./{file}), or see \
+         `agent-conform discover`"
     ));
     Err(UsageError::new(message, hint))
 }

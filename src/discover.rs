@@ -310,7 +310,12 @@ pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr) -> String {
 
 /// The JSON report: `{"plugins": [...]}` in `PATH` order.
 pub fn render_json(found: &[Found]) -> String {
-    let doc = serde_json::json!({ "plugins": found });
+    /// The document: the entries in `PATH` order.
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        plugins: &'a [Found],
+    }
+    let doc = Doc { plugins: found };
     format!(
         "{}\n",
         serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".to_string())
