@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+use crate::checks::Finding;
+use crate::results::StepReport;
 use crate::runner::{Outcome, Termination};
 
 /// A shared, thread-safe record of what stops later work in a run.
@@ -82,6 +84,50 @@ impl Breaker {
     }
 }
 
+/// The termination label of a call the breaker refused.
+const REFUSED: &str = "not-run";
+
+/// A call the breaker refused, as a property (a round trip) sees it: a
+/// failure, so that the property stops. The executor drops the step again
+/// ([`refused_reason`]) and reports the case as not run.
+pub fn refused_call(label: String, reason: String) -> (Outcome, StepReport) {
+    let outcome = Outcome {
+        termination: Termination::SpawnFailed(reason.clone()),
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        stdout_overflow: false,
+        stderr_overflow: false,
+        pipes_held_open: false,
+        elapsed: Duration::ZERO,
+        stdout_total: 0,
+        compared: None,
+    };
+    let report = StepReport {
+        name: label,
+        args: Vec::new(),
+        command: String::new(),
+        exit_code: None,
+        termination: REFUSED.to_string(),
+        duration: Duration::ZERO,
+        stdout_bytes: 0,
+        stderr_bytes: 0,
+        stderr_excerpt: String::new(),
+        findings: vec![Finding::failure(reason)],
+    };
+    (outcome, report)
+}
+
+/// The reason of a call the breaker refused, if `report` is one.
+pub fn refused_reason(report: &StepReport) -> Option<String> {
+    (report.termination == REFUSED).then(|| {
+        report
+            .findings
+            .first()
+            .map(|f| f.message.clone())
+            .unwrap_or_default()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +183,16 @@ mod tests {
         breaker.record("c.case", &[], timeout, &outcome(Termination::TimedOut));
         assert!(breaker.refuse(&[]).unwrap().contains("(no subcommand)"));
         assert_eq!(breaker.stopped(), None);
+    }
+
+    #[test]
+    fn a_refused_call_carries_its_reason() {
+        let (outcome, report) = refused_call("chunk".into(), "why".into());
+        assert!(matches!(outcome.termination, Termination::SpawnFailed(_)));
+        assert_eq!(refused_reason(&report).as_deref(), Some("why"));
+        let mut ran = report.clone();
+        ran.termination = "timed-out".into();
+        assert_eq!(refused_reason(&ran), None);
     }
 
     #[test]

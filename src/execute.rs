@@ -175,7 +175,8 @@ impl Run<'_> {
     fn case(&self, case: &Case) -> (CaseReport, Option<Value>) {
         self.progress.started(&case.id);
         let result = self.run_case(case);
-        (self.breaker).finished(&case.id, result.0.outcome == CaseOutcome::Failed);
+        self.breaker
+            .finished(&case.id, result.0.outcome == CaseOutcome::Failed);
         self.progress.finished(&case.id);
         result
     }
@@ -316,7 +317,7 @@ impl Run<'_> {
         state: &mut CaseState,
     ) -> Option<String> {
         for mut report in verdict.steps {
-            if let Some(reason) = cut_reason(&report) {
+            if let Some(reason) = crate::breaker::refused_reason(&report) {
                 state.cut.get_or_insert(reason);
                 continue;
             }
@@ -337,7 +338,7 @@ impl Run<'_> {
         stdin_files: &mut Vec<(PathBuf, runner::Bytes)>,
     ) -> (runner::Outcome, StepReport) {
         if let Some(reason) = self.breaker.refuse(&call.args) {
-            return cut_short(call.label, reason);
+            return crate::breaker::refused_call(call.label, reason);
         }
         let file = sandbox.stdin_dir().join(format!("p{count}.stdin"));
         defer_stdin(stdin_files, &file, &call.stdin);
@@ -346,7 +347,8 @@ impl Run<'_> {
         inv.stdout_limit = call.stdout_limit;
         inv.expect_stdout = call.expect_stdout;
         let outcome = runner::run(&inv);
-        (self.breaker).record(case_id, &inv.args, inv.timeout, &outcome);
+        self.breaker
+            .record(case_id, &inv.args, inv.timeout, &outcome);
         let mut report = step_report(call.label, &inv, &outcome, Some(&file));
         report.findings = checks::universal(inv.timeout.as_secs_f64(), &outcome);
         (outcome, report)
@@ -530,7 +532,8 @@ impl Run<'_> {
             return StepEnd::Stop;
         }
         let outcome = runner::run(&inv);
-        (self.breaker).record(&case.id, &inv.args, inv.timeout, &outcome);
+        self.breaker
+            .record(&case.id, &inv.args, inv.timeout, &outcome);
         let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
         let resolve = |s: &Source| self.resolve(s, &bindings, state);
         let ctx = StepContext {
@@ -792,41 +795,6 @@ fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
         CaseOutcome::NotRun(_) => !cut,
         _ => true,
     }
-}
-
-/// The termination label of a call the breaker refused.
-const CUT: &str = "not-run";
-
-/// A call the breaker refused, as a property sees it: a failure, so that the
-/// property stops; [`Run::record`] drops it and notes the reason.
-fn cut_short(label: String, reason: String) -> (runner::Outcome, StepReport) {
-    let outcome = runner::Outcome {
-        termination: Termination::SpawnFailed(reason.clone()),
-        stdout: Vec::new(),
-        stderr: Vec::new(),
-        stdout_overflow: false,
-        stderr_overflow: false,
-        pipes_held_open: false,
-        elapsed: Duration::ZERO,
-        stdout_total: 0,
-        compared: None,
-    };
-    let report = StepReport {
-        termination: CUT.to_string(),
-        ..action_report(&label, vec![Finding::failure(reason)])
-    };
-    (outcome, report)
-}
-
-/// The reason of a call the breaker refused, if `report` is one.
-fn cut_reason(report: &StepReport) -> Option<String> {
-    (report.termination == CUT).then(|| {
-        report
-            .findings
-            .first()
-            .map(|f| f.message.clone())
-            .unwrap_or_default()
-    })
 }
 
 /// The outcome implied by the findings so far.
