@@ -453,9 +453,13 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 /// absolute because every invocation runs in a sandbox directory. A bare
 /// name (no path separator) is looked up on PATH, as the host does.
 fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
-    if plugin_path::is_bare_name(path) {
-        return find_on_path(&path.to_string_lossy());
-    }
+    let found;
+    let path = if plugin_path::is_bare_name(path) {
+        found = find_on_path(&path.to_string_lossy())?;
+        found.as_path()
+    } else {
+        path
+    };
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|_| {
         UsageError::new(

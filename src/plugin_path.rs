@@ -39,11 +39,18 @@ pub struct Entry {
 /// Every `entire-agent-*` entry of the directories in `path_var` (the value
 /// of `PATH`), in `PATH` order, by name within a directory. A directory
 /// listed twice is read once; empty and unreadable directories add nothing.
+/// Paths are absolute (a relative `PATH` entry is taken from the current
+/// directory), since plugins run in sandbox directories.
 pub fn scan(path_var: &OsStr) -> Vec<Entry> {
+    let cwd = std::env::current_dir().unwrap_or_default();
     let mut seen = HashSet::new();
     let mut entries = Vec::new();
     for dir in std::env::split_paths(path_var) {
-        if dir.as_os_str().is_empty() || !seen.insert(dir.clone()) {
+        if dir.as_os_str().is_empty() {
+            continue;
+        }
+        let dir = cwd.join(dir);
+        if !seen.insert(dir.clone()) {
             continue;
         }
         entries.extend(scan_dir(&dir));
