@@ -14,6 +14,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::case::{self, Suite, glob};
 use crate::execute::{self, Options};
+use crate::plugin_path;
 use crate::report::human::{Human, Verbosity};
 use crate::schema::{self, Schemas};
 
@@ -25,6 +26,11 @@ Examples:
   In CI (fails on warnings too; JUnit for the test reporter):
     agent-conform --strict --junit agent-conform.xml ./entire-agent-foo
     agent-conform --format json ./entire-agent-foo > report.json
+  A plugin installed on PATH, by name (as the host finds it):
+    agent-conform entire-agent-foo
+    agent-conform discover
+  Stop at the first failure:
+    agent-conform --fail-fast ./entire-agent-foo
   Just some cases, or with your own:
     agent-conform --only 'core.chunk.*' ./entire-agent-foo
     agent-conform --cases ./conformance ./entire-agent-foo
@@ -82,6 +88,15 @@ enum Command {
         #[arg(long = "cases", value_name = "DIR")]
         cases: Vec<PathBuf>,
     },
+    /// List every entire-agent-* on PATH and what the host makes of it.
+    Discover {
+        /// Deadline of each plugin's `info`, in seconds [default: 10, as in the host].
+        #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+        timeout: Option<Duration>,
+        /// Report format on stdout: human text, or one JSON document.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -91,7 +106,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct RunArgs {
-    /// The plugin binary (entire-agent-<name>).
+    /// The plugin: a path, or a name looked up on PATH as the host does
+    /// (`foo` or `entire-agent-foo`).
     #[arg(value_name = "PLUGIN", required = true)]
     plugin: Option<PathBuf>,
 
@@ -99,9 +115,15 @@ struct RunArgs {
     #[arg(long)]
     strict: bool,
 
-    /// Deadline of every invocation, in seconds [default: 30, and 10 for info].
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
-    timeout: Option<u64>,
+    /// Deadline of every invocation, in seconds (0.5 works too) [default: 30,
+    /// and 10 for info].
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+
+    /// Stop at the first failed case: cases already running finish, the rest
+    /// are reported as not run.
+    #[arg(long)]
+    fail_fast: bool,
 
     /// Also load the case files (and fixtures/) of DIR; repeatable.
     #[arg(long = "cases", value_name = "DIR")]
@@ -216,6 +238,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
         Some(Command::Explain { id, cases }) => explain(&id, &cases),
         Some(Command::Schema { name }) => print_schema(name.as_deref()),
         Some(Command::Coverage { cases }) => coverage(&cases),
+        Some(Command::Discover { timeout, format }) => discover(timeout, format),
         Some(Command::Completions { shell }) => {
             let mut out = std::io::stdout().lock();
             clap_complete::generate(shell, &mut Cli::command(), "agent-conform", &mut out);
@@ -269,8 +292,8 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     }
     select(&mut suite, &args.only, &args.skip)?;
     let options = Options {
-        timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
-        info_timeout: Duration::from_secs(args.timeout.unwrap_or(10)),
+        timeout: args.timeout.unwrap_or(Duration::from_secs(30)),
+        info_timeout: args.timeout.unwrap_or(Duration::from_secs(10)),
         keep_temp: args.keep_temp,
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
         seed: args.seed.unwrap_or_else(random_seed),
@@ -278,6 +301,7 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             .sandbox_dir
             .clone()
             .unwrap_or_else(crate::sandbox::default_base),
+        fail_fast: args.fail_fast,
     };
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
@@ -413,9 +437,29 @@ fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Seconds, whole or not (`30`, `0.5`), from 0.1 to 3600.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(0.1..=3600.0).contains(&secs) {
+        return Err(format!("{text} s is out of range: use 0.1 to 3600"));
+    }
+    Ok(Duration::from_millis((secs * 1000.0).round() as u64))
+}
+
 /// The plugin must be an existing, executable file; the path is made
-/// absolute because every invocation runs in a sandbox directory.
+/// absolute because every invocation runs in a sandbox directory. A bare
+/// name (no path separator) is looked up on PATH, as the host does.
 fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
+    let found;
+    let path = if plugin_path::is_bare_name(path) {
+        found = find_on_path(&path.to_string_lossy())?;
+        found.as_path()
+    } else {
+        path
+    };
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|_| {
         UsageError::new(
@@ -429,7 +473,7 @@ fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
             "pass the path of the entire-agent-<name> executable inside it",
         ));
     }
-    if !is_executable(&meta) {
+    if !plugin_path::is_executable(&meta) {
         return Err(UsageError::new(
             format!("{shown} is not executable, so the host would not run it either"),
             format!("chmod +x {shown}"),
@@ -443,15 +487,55 @@ fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
     })
 }
 
-#[cfg(unix)]
-fn is_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
+/// Looks a plugin up on PATH; not found names what is there instead.
+fn find_on_path(name: &str) -> Result<PathBuf, UsageError> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let missing = match plugin_path::lookup(name, &path_var) {
+        Ok(found) => return Ok(found),
+        Err(missing) => missing,
+    };
+    let file = &missing.file_name;
+    let message = match missing.unusable.first() {
+        Some(entry) => format!(
+            "{file} is on PATH at {}, but it is {}, so the host could not run it either",
+            entry.path.display(),
+            match entry.kind {
+                plugin_path::Kind::Directory => "a directory",
+                _ => "not executable",
+            }
+        ),
+        None => format!("no {file} on PATH"),
+    };
+    let on_path: Vec<String> = missing
+        .on_path
+        .iter()
+        .map(|e| e.path.display().to_string())
+        .collect();
+    let mut hint = if on_path.is_empty() {
+        "there is no entire-agent-* file on PATH".to_string()
+    } else {
+        format!("entire-agent-* files on PATH: {}", on_path.join(", "))
+    };
+    hint.push_str(&format!(
+        "; pass a path to run a plugin that is not installed (./{file}), or see \
+         `agent-conform discover`"
+    ));
+    Err(UsageError::new(message, hint))
 }
 
-#[cfg(not(unix))]
-fn is_executable(_meta: &std::fs::Metadata) -> bool {
-    true
+/// `discover`: every entire-agent-* on PATH and the host's verdict.
+fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, UsageError> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let options = crate::discover::Options {
+        timeout: timeout.unwrap_or(crate::discover::INFO_TIMEOUT),
+        sandbox_base: crate::sandbox::default_base(),
+    };
+    let found = crate::discover::discover(&path_var, &options);
+    match format {
+        Format::Human => print_stdout(&crate::discover::render_text(&found, &path_var)),
+        Format::Json => print_stdout(&crate::discover::render_json(&found)),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn use_color(choice: ColorChoice) -> bool {

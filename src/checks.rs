@@ -103,7 +103,7 @@ pub struct StepContext<'a> {
     /// The step as written.
     pub step: &'a Step,
     /// The invocation's deadline, for the message.
-    pub timeout_secs: u64,
+    pub timeout_secs: f64,
     /// The compiled schemas.
     pub schemas: &'a Schemas,
     /// Placeholder values.
@@ -166,7 +166,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
 }
 
 /// The rules the host applies to every call.
-pub fn universal(timeout_secs: u64, out: &Outcome) -> Vec<Finding> {
+pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
     let mut findings = Vec::new();
     match &out.termination {
         Termination::SpawnFailed(reason) => findings.push(Finding::hard(reason.clone())),

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::breaker::Breaker;
 use crate::case::{
     Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample,
     Severity, Source, Suite,
@@ -42,6 +43,8 @@ pub struct Options {
     pub seed: u64,
     /// Where sandboxes are made.
     pub sandbox_base: PathBuf,
+    /// Stop at the first failed case (cases already running finish).
+    pub fail_fast: bool,
 }
 
 /// Shared, read-only state of a run.
@@ -54,6 +57,8 @@ struct Run<'a> {
     fixtures: &'a Fixtures,
     options: &'a Options,
     info: Value,
+    /// Timed-out subcommands and `--fail-fast` (see [`crate::breaker`]).
+    breaker: Breaker,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -74,6 +79,7 @@ pub fn run(
         fixtures: &suite.fixtures,
         options,
         info: Value::Null,
+        breaker: Breaker::new(options.fail_fast),
     };
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
     let mut reports = Vec::new();
@@ -169,6 +175,8 @@ impl Run<'_> {
     fn case(&self, case: &Case) -> (CaseReport, Option<Value>) {
         self.progress.started(&case.id);
         let result = self.run_case(case);
+        self.breaker
+            .finished(&case.id, result.0.outcome == CaseOutcome::Failed);
         self.progress.finished(&case.id);
         result
     }
@@ -181,6 +189,9 @@ impl Run<'_> {
         {
             let reason = format!("capability {cap} is not declared in info");
             return (report_shell(case, CaseOutcome::Skipped(reason)), None);
+        }
+        if let Some(reason) = self.breaker.stopped() {
+            return (not_run(case, &reason), None);
         }
         let mut sandbox =
             match Sandbox::create(&sandbox_prefix(&case.id), &self.options.sandbox_base) {
@@ -199,7 +210,7 @@ impl Run<'_> {
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
-        if report.outcome != CaseOutcome::Passed || self.options.keep_temp {
+        if keep_sandbox(&report.outcome, state.cut.is_some()) || self.options.keep_temp {
             save_stdin(&state.stdin_files);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());
@@ -227,8 +238,8 @@ impl Run<'_> {
                 Ok(n) => note = n,
                 Err(skip) => return (CaseOutcome::Skipped(skip), None),
             }
-            if worst(&state.reports) == CaseOutcome::Failed {
-                return (CaseOutcome::Failed, note);
+            if worst(&state.reports) == CaseOutcome::Failed || state.cut.is_some() {
+                return (conclude(state), note);
             }
         }
         for index in 0..case.steps.len() {
@@ -249,7 +260,7 @@ impl Run<'_> {
                 }
             }
         }
-        (worst(&state.reports), note)
+        (conclude(state), note)
     }
 
     /// Runs the steps once per transcript: the generic one, then each of the
@@ -292,12 +303,15 @@ impl Run<'_> {
                 return (CaseOutcome::NotRun(reason), None);
             }
             let refused = self.pass_steps(case, sandbox, state);
+            if state.cut.is_some() {
+                break;
+            }
             if generic && let Some(step) = refused {
                 note = Some(self.generic_refused(case, each, &step, state));
             }
         }
         state.pass = None;
-        (worst(&state.reports), note)
+        (conclude(state), note)
     }
 
     /// Runs the steps of one pass; returns the step at which the plugin
@@ -368,7 +382,7 @@ impl Run<'_> {
         let mut stdin_files = Vec::new();
         let mut invoke = |call: roundtrip::Call| {
             count += 1;
-            self.run_raw(sandbox, call, count, &mut stdin_files)
+            self.run_raw(&case.id, sandbox, call, count, &mut stdin_files)
         };
         let (corpus, names, max_sizes) = match property {
             Property::RoundTrip {
@@ -435,6 +449,10 @@ impl Run<'_> {
         state: &mut CaseState,
     ) -> Option<String> {
         for mut report in verdict.steps {
+            if let Some(reason) = crate::breaker::refused_reason(&report) {
+                state.cut.get_or_insert(reason);
+                continue;
+            }
             downgrade(case, &mut report);
             state.reports.push(report);
         }
@@ -445,11 +463,15 @@ impl Run<'_> {
     /// runs, and applies the host's universal rules.
     fn run_raw(
         &self,
+        case_id: &str,
         sandbox: &Sandbox,
         call: roundtrip::Call,
         count: usize,
         stdin_files: &mut Vec<(PathBuf, runner::Bytes)>,
     ) -> (runner::Outcome, StepReport) {
+        if let Some(reason) = self.breaker.refuse(&call.args) {
+            return crate::breaker::refused_call(call.label, reason);
+        }
         let file = sandbox.stdin_dir().join(format!("p{count}.stdin"));
         defer_stdin(stdin_files, &file, &call.stdin);
         let mut inv = self.invocation(sandbox, call.args, self.options.timeout);
@@ -457,8 +479,10 @@ impl Run<'_> {
         inv.stdout_limit = call.stdout_limit;
         inv.expect_stdout = call.expect_stdout;
         let outcome = runner::run(&inv);
+        self.breaker
+            .record(case_id, &inv.args, inv.timeout, &outcome);
         let mut report = step_report(call.label, &inv, &outcome, Some(&file));
-        report.findings = checks::universal(inv.timeout.as_secs(), &outcome);
+        report.findings = checks::universal(inv.timeout.as_secs_f64(), &outcome);
         (outcome, report)
     }
 
@@ -654,12 +678,18 @@ impl Run<'_> {
                 return StepEnd::Stop;
             }
         };
+        if let Some(reason) = self.breaker.refuse(&inv.args) {
+            state.cut = Some(reason);
+            return StepEnd::Stop;
+        }
         let outcome = runner::run(&inv);
+        self.breaker
+            .record(&case.id, &inv.args, inv.timeout, &outcome);
         let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
         let resolve = |s: &Source| self.resolve(s, &bindings, state);
         let ctx = StepContext {
             step,
-            timeout_secs: inv.timeout.as_secs(),
+            timeout_secs: inv.timeout.as_secs_f64(),
             schemas: self.schemas,
             bindings: &bindings,
             resolve: &resolve,
@@ -890,6 +920,8 @@ struct CaseState {
     stdouts: BTreeMap<String, Vec<u8>>,
     reports: Vec<StepReport>,
     last_json: Option<Value>,
+    /// Why the case stopped before a call the breaker refused.
+    cut: Option<String>,
 }
 
 enum StepEnd {
@@ -917,6 +949,25 @@ fn capture(
         }
     }
     findings
+}
+
+/// The case's outcome: its findings', or not run when the breaker stopped it
+/// before anything failed.
+fn conclude(state: &CaseState) -> CaseOutcome {
+    match (worst(&state.reports), &state.cut) {
+        (CaseOutcome::Failed, _) | (_, None) => worst(&state.reports),
+        (_, Some(reason)) => CaseOutcome::NotRun(format!("not run: {reason}")),
+    }
+}
+
+/// A sandbox is kept when its case did not pass, unless the breaker stopped
+/// the case: it then holds nothing to look at.
+fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
+    match outcome {
+        CaseOutcome::Passed => false,
+        CaseOutcome::NotRun(_) => !cut,
+        _ => true,
+    }
 }
 
 /// The outcome implied by the findings so far (already capped at the

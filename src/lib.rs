@@ -13,18 +13,25 @@
 //! - [`generate`] and [`roundtrip`] make seeded transcripts and check the
 //!   chunking round trip over them;
 //! - [`execute`] runs a suite (gate, capabilities, parallel cases);
+//!   [`breaker`] stops calls of a subcommand that timed out, and the run
+//!   under `--fail-fast`;
+//! - [`plugin_path`] finds plugins on `PATH` as the host does, and
+//!   [`discover`] reports what the host would make of each;
 //! - [`coverage`] maps the specification's items to the cases that check them;
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`app`] is the command line.
 
 pub mod app;
+pub mod breaker;
 pub mod case;
 pub mod checks;
 pub mod coverage;
+pub mod discover;
 pub mod discovery;
 pub mod execute;
 pub mod fixtures;
 pub mod generate;
+pub mod plugin_path;
 pub mod report;
 pub mod repro;
 pub mod results;

@@ -82,11 +82,14 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
     let _ = writeln!(out, "{}\n", plugin_line(run));
     table(&mut out, run);
     let _ = writeln!(out, "\n**{}**", run.summary_text(strict));
-    let not_run_reason = run.cases.iter().find_map(|c| match &c.outcome {
+    let mut not_run_reasons = run.cases.iter().filter_map(|c| match &c.outcome {
         CaseOutcome::NotRun(reason) => Some(reason),
         _ => None,
     });
-    if let Some(reason) = not_run_reason {
+    let first = not_run_reasons.next();
+    // One reason for all (a failed gate): say it; several (the breaker): each case says its own.
+    let shared = first.filter(|r| not_run_reasons.all(|other| other == *r));
+    if let Some(reason) = shared {
         let _ = writeln!(
             out,
             "\n{} cases not run: {}",

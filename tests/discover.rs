@@ -1,0 +1,238 @@
+//! `agent-conform discover` on a PATH of test plugins covering every verdict.
+//! Each plugin appends its name to a counter file when run, so the test
+//! knows which ones the probe ran (never the shadowed or built-in ones).
+
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Writes an executable shell script that records its run, then does `body`.
+fn script(dir: &Path, file: &str, body: &str) -> PathBuf {
+    let path = dir.join(file);
+    let text = format!("#!/bin/sh\necho {file} >> \"$DISCOVER_COUNTER\"\n{body}\n");
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn info(name: &str, version: &str) -> String {
+    format!(
+        "printf '%s\\n' '{{\"protocol_version\": {version}, \"name\": \"{name}\", \"type\": \"T\", \
+         \"description\": \"d\", \"capabilities\": {{}}}}'"
+    )
+}
+
+/// Two plugins that answer only once the other one has started too: probed
+/// one after the other, the first would time out.
+fn rendezvous(me: &str, other: &str, marks: &Path) -> String {
+    let marks = marks.display();
+    format!(
+        "touch {marks}/{me}\nwhile [ ! -e {marks}/{other} ]; do sleep 0.05; done\n{}",
+        info(me, "1")
+    )
+}
+
+struct World {
+    _dirs: Vec<tempfile::TempDir>,
+    path: std::ffi::OsString,
+    counter: PathBuf,
+    first: PathBuf,
+    second: PathBuf,
+}
+
+fn world() -> World {
+    let (first, second, scratch) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let (a, b) = (first.path(), second.path());
+    let marks = scratch.path();
+    // The probe runs in a sandbox: a git work tree that is ENTIRE_REPO_ROOT.
+    let sandboxed = "[ -d \"$ENTIRE_REPO_ROOT/.git\" ] && [ \"$(pwd -P)\" = \"$ENTIRE_REPO_ROOT\" ] \
+                     || { echo 'not in a sandbox' >&2; exit 1; }";
+    script(
+        a,
+        "entire-agent-good",
+        &format!("{sandboxed}\n{}", info("good", "1")),
+    );
+    script(a, "entire-agent-ping", &rendezvous("ping", "pong", marks));
+    script(a, "entire-agent-pong", &rendezvous("pong", "ping", marks));
+    script(a, "entire-agent-renamed", &info("something-else", "1"));
+    script(a, "entire-agent-twice", &info("twice", "1"));
+    script(b, "entire-agent-twice", &info("twice", "1"));
+    let plain = script(a, "entire-agent-plain", &info("plain", "1"));
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::create_dir(a.join("entire-agent-folder")).unwrap();
+    script(a, "entire-agent-cursor", &info("cursor", "1"));
+    script(
+        a,
+        "entire-agent-broken",
+        "echo 'no config found' >&2\nexit 3",
+    );
+    script(a, "entire-agent-slow", "exec sleep 3600");
+    script(a, "entire-agent-future", &info("future", "2"));
+    script(a, "entire-agent-", &info("", "1"));
+    let original = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![a.to_path_buf(), b.to_path_buf()];
+    dirs.extend(std::env::split_paths(&original));
+    World {
+        path: std::env::join_paths(dirs).unwrap(),
+        counter: scratch.path().join("calls"),
+        first: a.to_path_buf(),
+        second: b.to_path_buf(),
+        _dirs: vec![first, second, scratch],
+    }
+}
+
+fn discover(world: &World, format: &str) -> (i32, String) {
+    let out = common::harness()
+        .env("PATH", &world.path)
+        .env("DISCOVER_COUNTER", &world.counter)
+        .args(["discover", "--timeout", "3", "--format", format])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// (path, verdict, registered, reason) of each entry in our directories.
+fn ours(world: &World, report: &Value) -> Vec<(PathBuf, String, bool, String)> {
+    report["plugins"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            (
+                PathBuf::from(p["path"].as_str().unwrap_or_default()),
+                p["verdict"].as_str().unwrap_or_default().to_string(),
+                p["registered"].as_bool().unwrap_or_default(),
+                p["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .filter(|(path, ..)| path.starts_with(&world.first) || path.starts_with(&world.second))
+        .collect()
+}
+
+#[test]
+fn every_verdict_is_shown_with_its_reason() {
+    let world = world();
+    let (code, text) = discover(&world, "json");
+    assert_eq!(code, 0, "{text}");
+    let report: Value = serde_json::from_str(&text).expect("one JSON document");
+    let found = ours(&world, &report);
+    let a = |f: &str| world.first.join(f);
+    let expected = [
+        (a("entire-agent-"), "no-name", false, "no agent name"),
+        (
+            a("entire-agent-broken"),
+            "info-failed",
+            false,
+            "exited 3: no config found",
+        ),
+        (
+            a("entire-agent-cursor"),
+            "built-in",
+            false,
+            "built into the host",
+        ),
+        (a("entire-agent-folder"), "directory", false, "a directory"),
+        (
+            a("entire-agent-future"),
+            "protocol-version",
+            false,
+            "protocol_version 2",
+        ),
+        (
+            a("entire-agent-good"),
+            "registered",
+            true,
+            "registers \"good\"",
+        ),
+        (
+            a("entire-agent-ping"),
+            "registered",
+            true,
+            "registers \"ping\"",
+        ),
+        (a("entire-agent-plain"), "not-executable", false, "chmod +x"),
+        (
+            a("entire-agent-pong"),
+            "registered",
+            true,
+            "registers \"pong\"",
+        ),
+        (
+            a("entire-agent-renamed"),
+            "name-differs",
+            true,
+            "\"something-else\"",
+        ),
+        (
+            a("entire-agent-slow"),
+            "info-timed-out",
+            false,
+            "within 3 s",
+        ),
+        (
+            a("entire-agent-twice"),
+            "registered",
+            true,
+            "registers \"twice\"",
+        ),
+        (
+            world.second.join("entire-agent-twice"),
+            "shadowed",
+            false,
+            "entire-agent-twice, earlier on PATH",
+        ),
+    ];
+    assert_eq!(found.len(), expected.len(), "{found:#?}");
+    for ((path, verdict, registered, reason), want) in found.iter().zip(&expected) {
+        assert_eq!(path, &want.0);
+        assert_eq!(verdict, want.1, "{}: {reason}", path.display());
+        assert_eq!(*registered, want.2, "{}", path.display());
+        assert!(reason.contains(want.3), "{}: {reason}", path.display());
+    }
+    // Each file the host would run was run once; the others never.
+    let calls = std::fs::read_to_string(&world.counter).unwrap_or_default();
+    let mut calls: Vec<&str> = calls.lines().collect();
+    calls.sort();
+    let run = [
+        "entire-agent-broken",
+        "entire-agent-future",
+        "entire-agent-good",
+        "entire-agent-ping",
+        "entire-agent-pong",
+        "entire-agent-renamed",
+        "entire-agent-slow",
+        "entire-agent-twice",
+    ];
+    assert_eq!(calls, run);
+}
+
+#[test]
+fn the_text_report_has_one_line_per_file() {
+    let world = world();
+    let (code, text) = discover(&world, "human");
+    assert_eq!(code, 0);
+    let line = |file: &str| {
+        let path = world.first.join(file).display().to_string();
+        text.lines()
+            .find(|l| l.contains(&format!(" {path} ")))
+            .unwrap_or_else(|| panic!("no line for {path}:\n{text}"))
+            .to_string()
+    };
+    assert!(line("entire-agent-good").starts_with("good "));
+    assert!(line("entire-agent-good").contains("registered: "));
+    assert!(line("entire-agent-slow").contains("info timed out: "));
+    assert!(line("entire-agent-cursor").contains("built-in name: "));
+    assert!(text.contains("entire-agent-* on PATH: "), "{text}");
+}
