@@ -42,6 +42,8 @@ pub struct Options {
     pub seed: u64,
     /// Where sandboxes are made.
     pub sandbox_base: PathBuf,
+    /// Confine the plugin's writes to its sandbox (see [`crate::confine`]).
+    pub confine: bool,
 }
 
 /// Shared, read-only state of a run.
@@ -190,6 +192,12 @@ impl Run<'_> {
                     return (not_run(case, &reason), None);
                 }
             };
+        if self.options.confine
+            && let Err(err) = sandbox.confine()
+        {
+            let reason = format!("could not confine the plugin: {err} (--no-confine runs without)");
+            return (not_run(case, &reason), None);
+        }
         let mut state = CaseState::default();
         let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
         if let Some(report) = strays(case, &sandbox) {
@@ -338,6 +346,7 @@ impl Run<'_> {
         let mut inv = Invocation::new(self.plugin.to_path_buf(), args, sandbox.repo(), timeout);
         inv.env = sandbox.env();
         inv.env_remove = sandbox::env_remove();
+        inv.confine = sandbox.confinement().cloned();
         inv
     }
 

@@ -728,6 +728,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         jobs: 2,
         seed: 7,
         sandbox_base: std::env::temp_dir(),
+        confine: false,
     };
     let run = agent_conform::execute::run(
         plugin,
