@@ -287,7 +287,9 @@ mod linux {
             let err = io::Error::last_os_error();
             return Err(io::Error::new(
                 err.kind(),
-                format!("could not confine the plugin (Landlock): {err}"),
+                format!(
+                    "could not confine the plugin (Landlock): {err}; --no-confine runs without"
+                ),
             ));
         }
         Ok(())
