@@ -3,12 +3,14 @@
 # Prints a Markdown table: whole-suite wall time at --jobs 1 and the default,
 # the overhead ratio (wall / (sum of invocation times / jobs)), start-up time
 # (load the embedded cases and compile the schemas: `agent-conform list`), and
-# the large-transcript round trips with the harness's peak memory.
+# the large-transcript round trips with the harness's peak memory, and what
+# confining the plugin's writes (Landlock) adds to one invocation.
 # Timings are measured here, never asserted in tests. Usage: bench/run.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 cargo build --release --workspace --quiet
+cargo build --release --example confine-cost --quiet
 export AC=target/release/agent-conform PLUGIN=target/release/entire-agent-reference RUNS=$runs
 python3 - <<'PY'
 import json, os, statistics, subprocess, time
@@ -54,3 +56,6 @@ for mib in (1, 10, 60):
     peak = (d["peak_rss_bytes"] or 0) / 2**20
     print(f"| {mib} MiB | {case['duration_ms']:.0f} | {peak:.0f} | {peak / mib:.2f}x |")
 PY
+
+echo
+target/release/examples/confine-cost "$PLUGIN" $((runs * 100))

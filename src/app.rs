@@ -158,6 +158,11 @@ struct RunArgs {
     #[arg(long)]
     keep_temp: bool,
 
+    /// Let the plugin write outside its sandbox (by default, on Linux, the
+    /// kernel blocks such writes and the case fails naming the path).
+    #[arg(long)]
+    no_confine: bool,
+
     /// Also write a JUnit XML report to PATH (for CI test reporters).
     #[arg(long, value_name = "PATH")]
     junit: Option<PathBuf>,
@@ -302,6 +307,7 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             .clone()
             .unwrap_or_else(crate::sandbox::default_base),
         fail_fast: args.fail_fast,
+        confine: !args.no_confine && confinement_available(),
     };
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
@@ -325,6 +331,21 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
     }
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// Whether the kernel can confine the plugin's writes; if not, says so
+/// once, on stderr (the report itself stays the same).
+fn confinement_available() -> bool {
+    match crate::confine::probe() {
+        Ok(()) => true,
+        Err(reason) => {
+            eprintln!(
+                "agent-conform: note: the plugin's writes are not confined ({reason}); \
+                 only writes inside the sandbox's own directory are detected, after each case"
+            );
+            false
+        }
+    }
 }
 
 /// A seed from the clock: each run explores other inputs, and the report

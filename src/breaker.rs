@@ -91,17 +91,7 @@ const REFUSED: &str = "not-run";
 /// failure, so that the property stops. The executor drops the step again
 /// ([`refused_reason`]) and reports the case as not run.
 pub fn refused_call(label: String, reason: String) -> (Outcome, StepReport) {
-    let outcome = Outcome {
-        termination: Termination::SpawnFailed(reason.clone()),
-        stdout: Vec::new(),
-        stderr: Vec::new(),
-        stdout_overflow: false,
-        stderr_overflow: false,
-        pipes_held_open: false,
-        elapsed: Duration::ZERO,
-        stdout_total: 0,
-        compared: None,
-    };
+    let outcome = Outcome::empty(Termination::SpawnFailed(reason.clone()));
     let report = StepReport {
         name: label,
         args: Vec::new(),
@@ -133,17 +123,7 @@ mod tests {
     use super::*;
 
     fn outcome(termination: Termination) -> Outcome {
-        Outcome {
-            termination,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            stdout_overflow: false,
-            stderr_overflow: false,
-            pipes_held_open: false,
-            elapsed: Duration::ZERO,
-            stdout_total: 0,
-            compared: None,
-        }
+        Outcome::empty(termination)
     }
 
     fn args(list: &[&str]) -> Vec<String> {

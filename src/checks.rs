@@ -175,6 +175,11 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
         ))),
         Termination::Exited(_) => {}
     }
+    if !out.blocked_writes.is_empty() {
+        findings.push(Finding::hard(crate::confine::blocked_message(
+            &out.blocked_writes,
+        )));
+    }
     for (name, over) in [
         ("stdout", out.stdout_overflow),
         ("stderr", out.stderr_overflow),

@@ -4,6 +4,7 @@
 //! - [`runner`] spawns one plugin invocation the way the host does (deadline,
 //!   output limits, process-group kill);
 //! - [`sandbox`] makes the isolated git work tree and HOME each case runs in;
+//!   [`confine`] keeps the plugin's writes inside it (Landlock);
 //! - [`case`] is the YAML case model, its loader and its validator;
 //!   [`template`] its placeholders, [`fixtures`] the files cases refer to;
 //! - [`schema`] compiles the JSON Schemas and decodes output as the host does;
@@ -25,6 +26,7 @@ pub mod app;
 pub mod breaker;
 pub mod case;
 pub mod checks;
+pub mod confine;
 pub mod coverage;
 pub mod discover;
 pub mod discovery;

@@ -20,6 +20,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::confine::{self, Confinement};
+
 /// The host keeps at most this many bytes of stdout and of stderr (10 MiB).
 pub const OUTPUT_LIMIT: usize = 10 * 1024 * 1024;
 
@@ -53,6 +55,8 @@ pub struct Invocation {
     /// Compare stdout with these bytes as it streams in, instead of keeping
     /// it: a large transcript is then never held twice.
     pub expect_stdout: Option<Bytes>,
+    /// Writes allowed only beneath the sandbox (`None`: unconfined).
+    pub confine: Option<Confinement>,
 }
 
 /// Shared, immutable bytes (stdin, expected stdout): cloning is free.
@@ -71,6 +75,7 @@ impl Invocation {
             timeout,
             stdout_limit: OUTPUT_LIMIT,
             expect_stdout: None,
+            confine: None,
         }
     }
 }
@@ -122,9 +127,28 @@ pub struct Outcome {
     /// The streaming comparison, when the invocation asked for one (stdout
     /// is then not kept).
     pub compared: Option<Compared>,
+    /// Paths outside the sandbox the confined plugin tried to write, from
+    /// its stderr (see [`confine::blocked_writes`]).
+    pub blocked_writes: Vec<PathBuf>,
 }
 
 impl Outcome {
+    /// An outcome with no output: a call that never ran, ended as `termination`.
+    pub fn empty(termination: Termination) -> Outcome {
+        Outcome {
+            termination,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdout_overflow: false,
+            stderr_overflow: false,
+            pipes_held_open: false,
+            elapsed: Duration::ZERO,
+            stdout_total: 0,
+            compared: None,
+            blocked_writes: Vec::new(),
+        }
+    }
+
     /// The exit code when the process exited normally.
     pub fn exit_code(&self) -> Option<i32> {
         match self.termination {
@@ -169,7 +193,11 @@ pub fn run(inv: &Invocation) -> Outcome {
     let termination = wait_with_deadline(child, inv.timeout, &flooded);
     let (stdout, out_held) = collect(stdout_rx);
     let (stderr, err_held) = collect(stderr_rx);
+    let blocked_writes = inv.confine.as_ref().map_or_else(Vec::new, |c| {
+        confine::blocked_writes(&stderr.bytes, c.root(), &inv.cwd, &inv.program)
+    });
     Outcome {
+        blocked_writes,
         termination,
         stdout_overflow: stdout.overflow,
         stderr_overflow: stderr.overflow,
@@ -196,6 +224,7 @@ fn spawn_failure(inv: &Invocation, err: io::Error, start: Instant) -> Outcome {
         elapsed: start.elapsed(),
         stdout_total: 0,
         compared: None,
+        blocked_writes: Vec::new(),
     }
 }
 
@@ -217,7 +246,10 @@ fn spawn(inv: &Invocation) -> io::Result<Child> {
         cmd.env(key, value);
     }
     new_process_group(&mut cmd);
-    cmd.spawn()
+    match &inv.confine {
+        Some(confinement) => confinement.spawn(&mut cmd),
+        None => cmd.spawn(),
+    }
 }
 
 #[cfg(unix)]

@@ -15,6 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::{OnceLock, mpsc};
 use std::thread;
 
+use crate::confine::Confinement;
+
 /// The protocol version the harness speaks (`ENTIRE_PROTOCOL_VERSION`).
 pub const PROTOCOL_VERSION: &str = "1";
 
@@ -43,6 +45,7 @@ fn unknown_entries(dir: &Path, known: &[&str]) -> Vec<PathBuf> {
 pub struct Sandbox {
     dir: Option<tempfile::TempDir>,
     root: PathBuf,
+    confinement: Option<Confinement>,
 }
 
 impl Sandbox {
@@ -56,6 +59,7 @@ impl Sandbox {
         let sandbox = Sandbox {
             dir: Some(dir),
             root,
+            confinement: None,
         };
         for sub in [
             sandbox.repo(),
@@ -88,6 +92,18 @@ impl Sandbox {
             fs::create_dir_all(path)?;
         }
         Ok(())
+    }
+
+    /// From now on, the plugin may write only beneath the sandbox's root
+    /// (see [`crate::confine`]).
+    pub fn confine(&mut self) -> io::Result<()> {
+        self.confinement = Some(Confinement::for_sandbox(&self.root)?);
+        Ok(())
+    }
+
+    /// The confinement of the plugin's invocations, if any.
+    pub fn confinement(&self) -> Option<&Confinement> {
+        self.confinement.as_ref()
     }
 
     /// The sandbox's root directory.

@@ -739,6 +739,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         seed: 7,
         sandbox_base: std::env::temp_dir(),
         fail_fast: false,
+        confine: false,
     };
     let run = agent_conform::execute::run(
         plugin,
