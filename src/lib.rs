@@ -15,6 +15,7 @@
 //! - [`execute`] runs a suite (gate, capabilities, parallel cases);
 //! - [`coverage`] maps the specification's items to the cases that check them;
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
+//! - [`init`] scaffolds a plugin repository's own cases from its `info`;
 //! - [`app`] is the command line.
 
 pub mod app;
@@ -24,6 +25,7 @@ pub mod coverage;
 pub mod discovery;
 pub mod execute;
 pub mod generate;
+pub mod init;
 pub mod report;
 pub mod repro;
 pub mod results;
