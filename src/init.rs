@@ -321,10 +321,9 @@ fn detect_cases(info: &Info, prefix: &str, live: bool) -> String {
             - {{pointer: /present, equals: false}}
 "
     );
-    let present = |marker: &str, comment: &str| {
+    let present = |marker: &str| {
         format!(
-            "\
-{comment}  - id: {prefix}.detect.present
+            "  - id: {prefix}.detect.present
     title: detect answers true in a repository that has the agent's files
     spec: 'protocol \"detect\"'
     files:
@@ -342,36 +341,38 @@ fn detect_cases(info: &Info, prefix: &str, live: bool) -> String {
     };
     match info.protected_dirs.first() {
         Some(dir) => {
-            text.push('\n');
-            text.push_str(&present(
-                dir,
-                "  # The first of info's protected_dirs is the guess for what detect looks for.\n",
-            ));
+            text.push_str(
+                "\n  # The first of info's protected_dirs is the guess for what detect looks for.\n",
+            );
+            text.push_str(&present(dir));
         }
         None => {
-            let block = present(
-                ".your-agent",
-                "  # TODO: info declares no protected_dirs, so init cannot guess what\n  # detect looks for; fill in the path and uncomment this case.\n",
+            text.push_str(
+                "\n  # TODO: info declares no protected_dirs, so init cannot guess what\n  # detect looks for; uncomment this case and fill in the path.\n",
             );
-            text.push('\n');
-            text.push_str(&template(&block, live));
+            text.push_str(&template(&present(".your-agent"), live));
         }
     }
     text
 }
 
-/// Puts `# ` after the indentation of every line.
+/// Comments a block out as an editor's "toggle comment" does: `# ` at the
+/// block's smallest indentation, so that toggling it back restores the YAML.
 fn comment_out(block: &str) -> String {
+    let indent = block
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
     block
         .lines()
         .map(|line| {
-            let body = line.trim_start();
-            let indent = &line[..line.len() - body.len()];
-            if body.starts_with('#') {
-                format!("{indent}{body}\n")
-            } else {
-                format!("{indent}# {body}\n")
+            if line.trim().is_empty() {
+                return "\n".to_string();
             }
+            let (head, rest) = line.split_at(indent.min(line.len()));
+            format!("{head}# {rest}\n")
         })
         .collect()
 }
@@ -454,7 +455,7 @@ fn templates(info: &Info, prefix: &str, live: bool) -> String {
             return;
         }
         text.push_str(&format!(
-            "\n  # TODO ({cap}): once samples/session.jsonl is in place, fill in {what}\n  # and uncomment this case.\n"
+            "\n  # TODO ({cap}): once samples/ holds a transcript, uncomment this case\n  # and fill in {what}.\n"
         ));
         text.push_str(&template(&body, live));
     };
@@ -727,8 +728,8 @@ mod tests {
     #[test]
     fn comment_out_keeps_indentation() {
         assert_eq!(
-            comment_out("  - id: x\n    title: y\n"),
-            "  # - id: x\n    # title: y\n"
+            comment_out("  - id: x\n    title: y\n\n      # note\n"),
+            "  # - id: x\n  #   title: y\n\n  #     # note\n"
         );
     }
 }
