@@ -97,6 +97,22 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Scaffold a plugin repository's own cases (DIR, default `conformance`)
+    /// from the plugin's `info`.
+    Init {
+        /// The plugin binary (entire-agent-<name>).
+        plugin: PathBuf,
+        /// The directory to write the case file and samples/ into.
+        #[arg(default_value = "conformance")]
+        dir: PathBuf,
+        /// Also write a CI workflow that runs agent-conform (`github`:
+        /// .github/workflows/agent-conform.yml under the current directory).
+        #[arg(long, value_enum, value_name = "CI")]
+        ci: Option<Ci>,
+        /// Overwrite files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -190,6 +206,11 @@ enum Format {
     Json,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Ci {
+    Github,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum ColorChoice {
     Auto,
@@ -244,9 +265,18 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
         Some(Command::Schema { name }) => print_schema(name.as_deref()),
         Some(Command::Coverage { cases }) => coverage(&cases),
         Some(Command::Discover { timeout, format }) => discover(timeout, format),
+        Some(Command::Init {
+            plugin,
+            dir,
+            ci,
+            force,
+        }) => init(&plugin, dir, ci == Some(Ci::Github), force),
         Some(Command::Completions { shell }) => {
-            let mut out = std::io::stdout().lock();
+            // Into a buffer first: clap_complete panics when its writer fails,
+            // and a closed pipe (`| head`) must end the run quietly.
+            let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "agent-conform", &mut out);
+            print_stdout(&String::from_utf8_lossy(&out));
             Ok(ExitCode::SUCCESS)
         }
         None => run(cli.run),
@@ -575,6 +605,28 @@ fn print_stdout(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCode, UsageError> {
+    let request = crate::init::Request {
+        plugin: check_plugin(plugin)?,
+        plugin_shown: plugin.display().to_string(),
+        dir,
+        github_workflow: github,
+        force,
+    };
+    let written = crate::init::run(&request)?;
+    let mut text = String::new();
+    for path in &written {
+        text.push_str(&format!("wrote {}\n", path.display()));
+    }
+    text.push_str(&format!(
+        "next: replace the TODOs, then run\n  agent-conform --cases {} {}\n",
+        request.dir.display(),
+        request.plugin_shown
+    ));
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {

@@ -20,6 +20,7 @@
 //!   [`discover`] reports what the host would make of each;
 //! - [`coverage`] maps the specification's items to the cases that check them;
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
+//! - [`init`] scaffolds a plugin repository's own cases from its `info`;
 //! - [`app`] is the command line.
 
 pub mod app;
@@ -33,6 +34,7 @@ pub mod discovery;
 pub mod execute;
 pub mod fixtures;
 pub mod generate;
+pub mod init;
 pub mod plugin_path;
 pub mod report;
 pub mod repro;

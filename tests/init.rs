@@ -1,0 +1,179 @@
+//! `agent-conform init`: the scaffold of a plugin repository's own cases
+//! loads, runs and passes on the reference plugin, follows what `info`
+//! declares, and never overwrites a file without `--force`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{harness, reference, run_json};
+
+/// Runs `agent-conform init` in `cwd` with extra arguments and environment.
+fn init(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = harness();
+    cmd.current_dir(cwd).arg("init").arg(reference()).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("agent-conform runs")
+}
+
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_scaffold_of_the_reference_plugin_runs_and_passes() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    let out = init(repo.path(), &["conformance", "--ci", "github"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "init failed: {stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("conformance/reference.yaml"), "{stdout}");
+
+    let dir = repo.path().join("conformance");
+    let cases = text(&dir.join("reference.yaml"));
+    // One case per hook name, with the guide's event type where it names one.
+    for hook in [
+        "session-start",
+        "session-end",
+        "user-prompt-submit",
+        "stop",
+        "pre-task",
+        "post-task",
+        "pre-compact",
+    ] {
+        assert!(
+            cases.contains(&format!("reference.parse-hook.{hook}\n")),
+            "{hook} missing:\n{cases}"
+        );
+    }
+    assert!(
+        cases.contains("{pointer: /type, equals: 3}   # TurnEnd"),
+        "{cases}"
+    );
+    // A commented template for each declared transcript capability.
+    for template in [
+        "transcript.analysis",
+        "tokens",
+        "subagents",
+        "prepare",
+        "compact",
+    ] {
+        assert!(
+            cases.contains(&format!("# - id: reference.{template}\n")),
+            "{template}:\n{cases}"
+        );
+    }
+    assert!(text(&dir.join("samples/README.md")).contains("transcript_analyzer"));
+    let workflow = text(&repo.path().join(".github/workflows/agent-conform.yml"));
+    assert!(
+        workflow.contains("uses: entireio/agent-conform@v"),
+        "{workflow}"
+    );
+    assert!(workflow.contains("cases: \"conformance\""), "{workflow}");
+
+    let run = run_json(
+        &reference(),
+        &["--strict", "--cases", dir.to_str().expect("utf-8")],
+        &[],
+    );
+    let own: Vec<String> = run
+        .ids("passed")
+        .into_iter()
+        .filter(|id| id.starts_with("reference."))
+        .collect();
+    assert_eq!(
+        run.code,
+        0,
+        "failed: {:?} warned: {:?}",
+        run.ids("failed"),
+        run.ids("warning")
+    );
+    // detect absent and present, and the seven hooks.
+    assert_eq!(own.len(), 9, "{own:?}");
+}
+
+#[test]
+fn a_plugin_without_capabilities_gets_only_the_detect_cases() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    let variant = [("ENTIRE_AGENT_REFERENCE_VARIANT", "no-capabilities")];
+    let out = init(repo.path(), &[], &variant);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = repo.path().join("conformance");
+    let cases = text(&dir.join("reference.yaml"));
+    assert!(!cases.contains("parse-hook"), "{cases}");
+    assert!(
+        !cases.contains("# - id:"),
+        "no templates expected:\n{cases}"
+    );
+    assert!(!text(&dir.join("samples/README.md")).contains("transcript_analyzer"));
+    assert!(
+        !repo.path().join(".github").exists(),
+        "no workflow without --ci"
+    );
+
+    let run = run_json(
+        &reference(),
+        &["--strict", "--cases", dir.to_str().expect("utf-8")],
+        &variant,
+    );
+    assert_eq!(run.code, 0, "failed: {:?}", run.ids("failed"));
+    let own: Vec<String> = run
+        .ids("passed")
+        .into_iter()
+        .filter(|id| id.starts_with("reference."))
+        .collect();
+    assert_eq!(own, ["reference.detect.absent", "reference.detect.present"]);
+}
+
+#[test]
+fn a_second_init_refuses_to_overwrite_without_force() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    assert!(init(repo.path(), &[], &[]).status.success());
+    let case_file = repo.path().join("conformance/reference.yaml");
+    std::fs::write(&case_file, "# edited by the author\n").expect("write");
+
+    let again = init(repo.path(), &[], &[]);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("already exist") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(
+        text(&case_file),
+        "# edited by the author\n",
+        "the file was overwritten"
+    );
+
+    let forced = init(repo.path(), &["--force"], &[]);
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    assert!(text(&case_file).contains("reference.detect.absent"));
+}
+
+#[test]
+fn a_plugin_whose_info_fails_is_a_usage_error() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    let out = init(
+        repo.path(),
+        &[],
+        &[("ENTIRE_AGENT_REFERENCE_FAULT", "info-crash")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("info exited with code 1"), "{stderr}");
+    assert!(
+        !repo.path().join("conformance").exists(),
+        "nothing may be written"
+    );
+}
