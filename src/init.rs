@@ -405,6 +405,9 @@ fn hook_case(prefix: &str, hook: &str) -> String {
     capability: hooks
     title: {title}
     spec: 'guide \"Event Mapping Reference\", \"Event Field Requirements\"'
+    files:   # the transcript the payload names: the host reads it at turn end
+      - path: \"{{{{tmp}}}}/session.jsonl\"
+        content: {{text: \"\"}}   # TODO: a transcript of yours, e.g. {{path: samples/session.jsonl}}
     steps:
       - args: [parse-hook, --hook, {hook_q}]
         # TODO: a payload your agent really sends for {hook_q}.
