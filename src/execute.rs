@@ -413,6 +413,7 @@ impl Run<'_> {
                     let input = Input {
                         shape: "sample",
                         bytes: s.bytes.to_vec(),
+                        max_sizes: Vec::new(),
                     };
                     (format!("sample {}", s.name), input)
                 })
@@ -424,6 +425,7 @@ impl Run<'_> {
                     let input = Input {
                         shape: "fixture",
                         bytes,
+                        max_sizes: Vec::new(),
                     };
                     Some((format!("fixture {name}"), input))
                 })

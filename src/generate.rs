@@ -49,16 +49,34 @@ pub enum Corpus {
     Bytes,
 }
 
-/// One generated transcript.
+/// One generated transcript and the `--max-size` values it is tried at.
 #[derive(Debug, Clone)]
 pub struct Input {
-    /// What it is, for messages (`many-lines`, `crlf`, ...).
+    /// What it is, for messages (`mixed`, `one-line`, ...).
     pub shape: &'static str,
     /// The bytes.
     pub bytes: Vec<u8>,
+    /// The `--max-size` values that tell something for this input (empty:
+    /// the caller's own choice, as for samples).
+    pub max_sizes: Vec<usize>,
 }
 
 impl Input {
+    /// An input tried at `sizes` (a size of 0 stands for its longest line).
+    fn new(shape: &'static str, bytes: Vec<u8>, sizes: &[usize]) -> Input {
+        let mut input = Input {
+            shape,
+            bytes,
+            max_sizes: Vec::new(),
+        };
+        let longest = input.longest_line().max(1);
+        input.max_sizes = sizes
+            .iter()
+            .map(|&s| if s == 0 { longest } else { s })
+            .collect();
+        input
+    }
+
     /// The longest line as the host's JSONL chunker measures it: with a
     /// `\n` appended to every line, the last one too, even when the input
     /// does not end with one (host-behaviour, "Chunking"). The chunker refuses
@@ -73,19 +91,14 @@ impl Input {
             .max()
             .unwrap_or(0)
     }
-
-    /// The `--max-size` values to try: 1, 2, small, exactly the longest
-    /// line (the host's boundary), and large; one size for empty input.
-    pub fn max_sizes(&self) -> Vec<usize> {
-        if self.bytes.is_empty() {
-            return vec![1];
-        }
-        let mut sizes = vec![1, 2, 16, self.longest_line(), 1 << 20];
-        sizes.sort_unstable();
-        sizes.dedup();
-        sizes
-    }
 }
+
+/// The longest line: its size depends on the seed, so inputs name it as 0.
+const LONGEST: usize = 0;
+
+/// Large enough for one chunk: the host rebuilds the transcript from it
+/// without calling the plugin.
+const ONE_CHUNK: usize = 1 << 20;
 
 /// The inputs of a corpus for a seed.
 pub fn corpus(corpus: Corpus, seed: u64) -> Vec<Input> {
@@ -96,52 +109,55 @@ pub fn corpus(corpus: Corpus, seed: u64) -> Vec<Input> {
     }
 }
 
+/// Three JSONL transcripts that carry every shape between them, each at the
+/// sizes that tell something about it (a handful of invocations, not one
+/// per shape and size):
+/// - `one-line`, ending in a newline, at `--max-size` 1 (a refusal is
+///   certain: tried once for the corpus) and at its own length;
+/// - `one-line-no-final-newline` at its length (the host's chunker refuses a
+///   line of exactly `--max-size` bytes, the last one too) and one more;
+/// - `mixed`: many lines, multi-byte UTF-8 and escapes, CRLF line ends on
+///   some lines, one line far longer than the others, no final newline; at a
+///   size that fits the short lines but not the long one (a refusal is
+///   allowed), at its longest line (several chunks, reassembled by the
+///   plugin) and at 1 MiB (one chunk).
 fn jsonl(rng: &mut Rng) -> Vec<Input> {
-    let lines = |rng: &mut Rng, n: usize, fancy: bool| -> Vec<String> {
-        (0..n).map(|i| json_line(rng, i, fancy)).collect()
-    };
-    let join = |lines: &[String], end: &str, final_end: bool| -> Vec<u8> {
-        let mut text = lines.join(end);
-        if final_end {
-            text.push_str(end);
+    let one = json_line(rng, 0, false);
+    let count = rng.range(20, 40);
+    // Line 0 has every fragment once: escapes, multi-byte UTF-8, JSON
+    // metacharacters; the others are plain or fancy at random.
+    let content = FRAGMENTS.join(" ");
+    let mut lines =
+        vec![serde_json::json!({"type": "user", "index": 0, "message": {"role": "user", "content": content}}).to_string()];
+    for i in 1..count {
+        let fancy = rng.range(0, 2) == 0;
+        lines.push(json_line(rng, i, fancy));
+    }
+    // Room for two short lines per chunk, and a line that does not fit.
+    let short_max = lines.iter().map(|l| l.len() + 2).max().unwrap_or(2);
+    let long_at = rng.range(1, count - 2);
+    lines[long_at] = long_line(rng, long_at, short_max * 2);
+    let mut mixed = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        mixed.push_str(line);
+        if i + 1 < count {
+            let crlf = i == 0 || rng.range(0, 3) == 0;
+            mixed.push_str(if crlf { "\r\n" } else { "\n" });
         }
-        text.into_bytes()
-    };
-    let one = lines(rng, 1, false);
-    let many_n = rng.range(20, 60);
-    let many = lines(rng, many_n, false);
-    let fancy_n = rng.range(8, 20);
-    let fancy = lines(rng, fancy_n, true);
-    let long = long_lines(rng);
+    }
+    let one_len = one.len();
     vec![
-        Input {
-            shape: "one-line",
-            bytes: join(&one, "\n", true),
-        },
-        Input {
-            shape: "one-line-no-final-newline",
-            bytes: join(&one, "\n", false),
-        },
-        Input {
-            shape: "many-lines",
-            bytes: join(&many, "\n", true),
-        },
-        Input {
-            shape: "many-lines-no-final-newline",
-            bytes: join(&many, "\n", false),
-        },
-        Input {
-            shape: "crlf",
-            bytes: join(&many, "\r\n", true),
-        },
-        Input {
-            shape: "utf8-and-escapes",
-            bytes: join(&fancy, "\n", true),
-        },
-        Input {
-            shape: "lines-longer-than-small-max",
-            bytes: join(&long, "\n", true),
-        },
+        Input::new("one-line", format!("{one}\n").into_bytes(), &[1, LONGEST]),
+        Input::new(
+            "one-line-no-final-newline",
+            one.into_bytes(),
+            &[one_len, one_len + 1],
+        ),
+        Input::new(
+            "mixed",
+            mixed.into_bytes(),
+            &[short_max * 2, LONGEST, ONE_CHUNK],
+        ),
     ]
 }
 
@@ -179,43 +195,26 @@ fn json_line(rng: &mut Rng, index: usize, fancy: bool) -> String {
     value.to_string()
 }
 
-fn long_lines(rng: &mut Rng) -> Vec<String> {
-    (0..rng.range(3, 6))
-        .map(|i| {
-            let size = rng.range(200, 2000);
-            serde_json::json!({"type": "assistant", "index": i, "blob": "x".repeat(size)})
-                .to_string()
-        })
-        .collect()
+/// A JSON line longer than `more_than` bytes (by up to 2000).
+fn long_line(rng: &mut Rng, index: usize, more_than: usize) -> String {
+    let size = rng.range(more_than, more_than + 2000);
+    serde_json::json!({"type": "assistant", "index": index, "blob": "x".repeat(size)}).to_string()
 }
 
+/// Arbitrary bytes: the empty transcript (zero chunks: the host needs no
+/// call to rebuild it), and one input with blank lines, invalid UTF-8,
+/// binary whose base64 has `+` and `/` (the characters the URL-safe
+/// alphabet replaces) and random bytes, at its longest line (several
+/// chunks) and at 1 MiB (one chunk).
 fn bytes(rng: &mut Rng) -> Vec<Input> {
-    let random: Vec<u8> = (0..rng.range(64, 512))
-        .map(|_| rng.next_u64() as u8)
-        .collect();
-    // 0xfb 0xff 0xbf encodes as "+/+/": both characters the URL-safe alphabet replaces.
-    let plus_slash: Vec<u8> = [0xfb, 0xff, 0xbf].repeat(rng.range(5, 40));
+    // First, so that every chunker's first chunk starts with it: 0xfb 0xff
+    // 0xbf encodes as "+/+/".
+    let mut mixed = [0xfb, 0xff, 0xbf].repeat(rng.range(5, 40));
+    mixed.extend(b"\n\n\n{\"a\":\"\xff\xfe\"}\n\xc3\x28\n\n");
+    mixed.extend((0..rng.range(64, 512)).map(|_| rng.next_u64() as u8));
     vec![
-        Input {
-            shape: "empty",
-            bytes: Vec::new(),
-        },
-        Input {
-            shape: "blank-lines",
-            bytes: b"\n\n\n".to_vec(),
-        },
-        Input {
-            shape: "invalid-utf8",
-            bytes: b"{\"a\":\"\xff\xfe\"}\n\xc3\x28\n".to_vec(),
-        },
-        Input {
-            shape: "binary-with-base64-plus-and-slash",
-            bytes: plus_slash,
-        },
-        Input {
-            shape: "random-binary",
-            bytes: random,
-        },
+        Input::new("empty", Vec::new(), &[1]),
+        Input::new("mixed-bytes", mixed, &[LONGEST, ONE_CHUNK]),
     ]
 }
 
@@ -285,9 +284,25 @@ mod tests {
     #[test]
     fn the_binary_shape_has_plus_and_slash_in_base64() {
         use base64::Engine;
-        let inputs = corpus(Corpus::Bytes, 1);
-        let b64 = base64::engine::general_purpose::STANDARD.encode(&inputs[3].bytes);
-        assert!(b64.contains('+') && b64.contains('/'));
+        for seed in 0..50 {
+            let inputs = corpus(Corpus::Bytes, seed);
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&inputs[1].bytes);
+            assert!(b64.contains('+') && b64.contains('/'), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn the_mixed_jsonl_carries_every_shape() {
+        for seed in 0..50 {
+            let mixed = &corpus(Corpus::Jsonl, seed)[2];
+            let text = String::from_utf8(mixed.bytes.clone()).unwrap();
+            assert!(text.contains("\r\n"), "seed {seed}: CRLF");
+            assert!(text.contains("\\\""), "seed {seed}: escapes");
+            assert!(text.chars().any(|c| c.len_utf8() > 1), "seed {seed}: UTF-8");
+            assert!(!text.ends_with('\n'), "seed {seed}: no final newline");
+            // A size that fits the short lines but not the long one.
+            assert!(mixed.max_sizes[0] < mixed.longest_line(), "seed {seed}");
+        }
     }
 
     #[test]

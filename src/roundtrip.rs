@@ -150,7 +150,7 @@ fn sizes(corpus: RoundTripCorpus, input: &Input) -> Vec<usize> {
             sizes.dedup();
             sizes
         }
-        _ => input.max_sizes(),
+        _ => input.max_sizes.clone(),
     }
 }
 

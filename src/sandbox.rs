@@ -287,20 +287,45 @@ pub fn env_remove() -> Vec<String> {
         .collect()
 }
 
-/// What `git init --template=` writes, captured once per process: (path
+/// The `.git` tree every sandbox gets, built once per process: (path
 /// relative to the repository, contents; `None` for a directory).
 type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
 
-/// Makes `repo` a real git work tree. `git init` runs once per process, in a
-/// scratch directory; every sandbox then gets a copy of what it wrote (no
-/// absolute paths are in it), which costs a few file writes instead of a
-/// process per case.
+/// The smallest `.git` that git accepts as a repository: `HEAD`, `config`,
+/// `objects/` and `refs/`. Four entries instead of the nine of
+/// `git init --template=` (or the dozen sample hooks of a full template),
+/// written for every case.
+fn minimal_skeleton() -> GitSkeleton {
+    vec![
+        (PathBuf::from(".git"), None),
+        (
+            PathBuf::from(".git/HEAD"),
+            Some(b"ref: refs/heads/main\n".to_vec()),
+        ),
+        (
+            PathBuf::from(".git/config"),
+            Some(
+                b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+                    .to_vec(),
+            ),
+        ),
+        (PathBuf::from(".git/objects"), None),
+        (PathBuf::from(".git/refs"), None),
+    ]
+}
+
+/// Makes `repo` a real git work tree: a copy of the skeleton, which costs a
+/// few file writes instead of a process per case.
 fn git_init(repo: &Path) -> io::Result<()> {
     static SKELETON: OnceLock<Result<GitSkeleton, String>> = OnceLock::new();
     let skeleton = SKELETON
-        .get_or_init(|| capture_git_skeleton().map_err(|e| e.to_string()))
+        .get_or_init(|| skeleton().map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|e| io::Error::other(e.clone()))?;
+    write_skeleton(repo, skeleton)
+}
+
+fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
     for (rel, content) in skeleton {
         let path = repo.join(rel);
         match content {
@@ -311,15 +336,31 @@ fn git_init(repo: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Runs `git init` with an empty template (no sample hooks) in a scratch
-/// directory and records the tree it made.
-fn capture_git_skeleton() -> io::Result<GitSkeleton> {
+/// The minimal skeleton when this machine's git accepts it (`git status` in
+/// a scratch copy), else what `git init --template=` writes: a git that
+/// wants more gets what it wants, and the check runs once per process.
+fn skeleton() -> io::Result<GitSkeleton> {
     let scratch = tempfile::Builder::new()
         .prefix("agent-conform-git-")
         .tempdir()?;
+    let minimal = minimal_skeleton();
+    write_skeleton(scratch.path(), &minimal)?;
+    if git(&["status", "--porcelain"], scratch.path())?.is_ok() {
+        return Ok(minimal);
+    }
+    let full = scratch.path().join("full");
+    fs::create_dir_all(&full)?;
+    git(&["init", "--quiet", "--template="], &full)?.map_err(io::Error::other)?;
+    let mut skeleton = Vec::new();
+    record(&full, &full.join(".git"), &mut skeleton)?;
+    Ok(skeleton)
+}
+
+/// Runs git in `dir`; the inner error is git's own complaint.
+fn git(args: &[&str], dir: &Path) -> io::Result<Result<(), String>> {
     let output = Command::new("git")
-        .args(["init", "--quiet", "--template="])
-        .arg(scratch.path())
+        .args(args)
+        .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .stdin(Stdio::null())
@@ -327,15 +368,15 @@ fn capture_git_skeleton() -> io::Result<GitSkeleton> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|err| io::Error::new(err.kind(), format!("could not run git: {err}")))?;
-    if !output.status.success() {
-        return Err(io::Error::other(format!(
-            "git init failed: {}",
+    Ok(if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "git {} failed: {}",
+            args.join(" "),
             String::from_utf8_lossy(&output.stderr).trim()
-        )));
-    }
-    let mut skeleton = Vec::new();
-    record(scratch.path(), &scratch.path().join(".git"), &mut skeleton)?;
-    Ok(skeleton)
+        ))
+    })
 }
 
 fn record(root: &Path, path: &Path, out: &mut GitSkeleton) -> io::Result<()> {
@@ -351,4 +392,43 @@ fn record(root: &Path, path: &Path, out: &mut GitSkeleton) -> io::Result<()> {
         out.push((rel, Some(fs::read(path)?)));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sandbox_repository_is_a_work_tree_git_accepts() {
+        let base = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::create("git-test", base.path()).unwrap();
+        let repo = sandbox.repo();
+        git(&["status"], &repo).unwrap().unwrap();
+        let out = Command::new("git")
+            .args(["rev-parse", "--show-toplevel"])
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            repo.display().to_string()
+        );
+        // A commit works too: plugins that call git expect a usable repo.
+        fs::write(repo.join("f"), "x").unwrap();
+        git(&["add", "f"], &repo).unwrap().unwrap();
+        git(
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "x",
+            ],
+            &repo,
+        )
+        .unwrap()
+        .unwrap();
+    }
 }
