@@ -1,45 +1,57 @@
 #!/usr/bin/env bash
-# Benchmark of agent-conform on the reference plugin (release build).
-# Prints a Markdown table: whole-suite wall time at --jobs 1 and the default,
-# the overhead ratio (wall / (sum of invocation times / jobs)), start-up time
-# (load the embedded cases and compile the schemas: `agent-conform list`), and
-# the large-transcript round trips with the harness's peak memory, and what
-# confining the plugin's writes (Landlock) adds to one invocation.
+# Benchmark of agent-conform (release build). Median of RUNS (default 5):
+# - the default suite (2 jobs) on three plugins: the reference (Rust), the
+#   independent Python plugin tests/plugins/entire-agent-pyconform, and
+#   bench/entire-agent-trivial (a shell script that answers at once: the
+#   floor). For each: invocations, sum of invocation times, wall, the ratio
+#   wall / (sum / jobs), and the harness's overhead per invocation
+#   ((wall x jobs - sum) / invocations: sandboxes, checks, scheduling);
+# - one invocation measured bare and through the harness (its own share),
+#   and what confining the plugin's writes (Landlock) adds;
+# - start-up, and the large-transcript round trips with peak memory.
 # Timings are measured here, never asserted in tests. Usage: bench/run.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 cargo build --release --workspace --quiet
-cargo build --release --example confine-cost --quiet
-export AC=target/release/agent-conform PLUGIN=target/release/entire-agent-reference RUNS=$runs
+cargo build --release --example exec-cost --quiet
+# The real interpreter, not a version manager's shim: the plugin's cost, not
+# the shim's, is what a user's CI pays.
+py_dir=$(dirname "$(python3 -c 'import sys; print(sys.executable)')")
+export PATH="$py_dir:$PATH"
+export AC=target/release/agent-conform RUNS=$runs
 python3 - <<'PY'
 import json, os, statistics, subprocess, time
 
-ac, plugin, runs = os.environ["AC"], os.environ["PLUGIN"], int(os.environ["RUNS"])
+ac, runs = os.environ["AC"], int(os.environ["RUNS"])
 
-def report(*args):
+def report(plugin, *args):
     out = subprocess.run([ac, "--format", "json", *args, plugin], capture_output=True, check=False)
     return json.loads(out.stdout)
 
-def suite(jobs):
+def invocations(d):
+    return sum(1 for c in d["cases"] for s in c["steps"] if s["termination"] not in ("action", "not-run"))
+
+def suite(plugin):
     rows = []
     for _ in range(runs):
-        args = ["--cases", "reference-plugin/conformance", "--seed", "1"]
-        if jobs:
-            args += ["--jobs", str(jobs)]
-        d = report(*args)
-        rows.append((d["wall_ms"], d["invocations_ms"], d["jobs"]))
-    wall = statistics.median(r[0] for r in rows)
-    inv = statistics.median(r[1] for r in rows)
-    ratio = statistics.median(r[0] / (r[1] / r[2]) for r in rows)
-    return rows[0][2], wall, inv, ratio
+        d = report(plugin, "--seed", "1")
+        n = invocations(d)
+        wall, inv, jobs = d["wall_ms"], d["invocations_ms"], d["jobs"]
+        rows.append((n, inv, wall, wall / (inv / jobs), (wall * jobs - inv) / n, jobs))
+    med = lambda i: statistics.median(r[i] for r in rows)
+    return rows[0][0], med(1), med(2), med(3), med(4), rows[0][5]
 
-print(f"machine: {os.cpu_count()} cores; median of {runs} runs\n")
-print("| run | jobs | wall (ms) | sum of invocations (ms) | overhead ratio |")
-print("|---|---|---|---|---|")
-for jobs in (1, None):
-    j, wall, inv, ratio = suite(jobs)
-    print(f"| whole suite | {j} | {wall:.0f} | {inv:.0f} | {ratio:.2f} |")
+print(f"machine: {os.cpu_count()} cores; median of {runs} runs; default suite, --seed 1\n")
+print("| plugin | invocations | sum of invocations (ms) | wall (ms) | ratio | harness overhead per invocation (ms) |")
+print("|---|---|---|---|---|---|")
+for name, plugin in [
+    ("reference (Rust)", "target/release/entire-agent-reference"),
+    ("pyconform (Python)", "tests/plugins/entire-agent-pyconform"),
+    ("trivial (sh, the floor)", "bench/entire-agent-trivial"),
+]:
+    n, inv, wall, ratio, per, jobs = suite(plugin)
+    print(f"| {name} | {n} | {inv:.0f} | {wall:.0f} | {ratio:.2f} | {per:.2f} |")
 
 times = []
 for _ in range(max(runs * 6, 30)):
@@ -51,11 +63,11 @@ print(f"\nstart-up (`agent-conform list`): median {statistics.median(times):.1f}
 print("| large case | wall (ms) | harness peak RSS (MiB) | peak / transcript |")
 print("|---|---|---|---|")
 for mib in (1, 10, 60):
-    d = report("--large", "--only", f"large.round-trip-{mib}mib", "--seed", "1")
+    d = report("target/release/entire-agent-reference", "--large", "--only", f"large.round-trip-{mib}mib", "--seed", "1")
     case = next(c for c in d["cases"] if c["id"].startswith("large."))
     peak = (d["peak_rss_bytes"] or 0) / 2**20
     print(f"| {mib} MiB | {case['duration_ms']:.0f} | {peak:.0f} | {peak / mib:.2f}x |")
 PY
 
 echo
-target/release/examples/confine-cost "$PLUGIN" $((runs * 100))
+target/release/examples/exec-cost target/release/entire-agent-reference $((runs * 100))

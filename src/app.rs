@@ -321,7 +321,11 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             "create it first, or leave the flag out",
         ));
     }
+    // The sandboxes' .git skeleton asks git once whether it is accepted:
+    // that runs while the suite loads and the schemas compile.
+    let warm = std::thread::spawn(crate::sandbox::warm_up);
     let (schemas, mut suite) = load(&args.cases)?;
+    let _ = warm.join();
     if !args.large {
         suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
     }

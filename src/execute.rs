@@ -145,14 +145,19 @@ impl Run<'_> {
     fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
         let slots: Vec<Mutex<Option<CaseReport>>> =
             cases.iter().map(|_| Mutex::new(None)).collect();
+        // The longest cases first, so that no worker is left with one at
+        // the end while the others idle; the report keeps suite order.
+        let mut order: Vec<usize> = (0..cases.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.weight(cases[i])));
         let next = AtomicUsize::new(0);
         let workers = self.options.jobs.clamp(1, cases.len().max(1));
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
                     loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(case) = cases.get(i) else { break };
+                        let n = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(&i) = order.get(n) else { break };
+                        let case = cases[i];
                         let report = self.case(case).0;
                         if let Ok(mut slot) = slots[i].lock() {
                             *slot = Some(report);
@@ -171,6 +176,33 @@ impl Run<'_> {
                     .unwrap_or_else(|| not_run(case, "the worker running this case stopped"))
             })
             .collect()
+    }
+
+    /// About how many invocations a case makes, to schedule the long ones
+    /// first: a round trip makes several, a `for_each` step one per item, a
+    /// `for_each_transcript` case its steps once per transcript.
+    fn weight(&self, case: &Case) -> usize {
+        let steps: usize = case
+            .steps
+            .iter()
+            .map(|step| match &step.value.for_each {
+                Some(pointer) => self
+                    .info
+                    .pointer(pointer)
+                    .and_then(Value::as_array)
+                    .map_or(1, Vec::len),
+                None => 1,
+            })
+            .sum();
+        let passes = match case.for_each_transcript {
+            Some(_) => 1 + self.samples.len(),
+            None => 1,
+        };
+        let property = match case.property {
+            Some(_) => 8,
+            None => 0,
+        };
+        property + steps * passes
     }
 
     /// Runs one case, telling the progress line.
@@ -838,14 +870,14 @@ fn padded(value: &Value, bytes: usize) -> Result<Vec<u8>, String> {
     let rest = &text[1..];
     let separator = if rest == "}" { "" } else { "," };
     let fixed = 1 + field.len() + 1 + separator.len() + rest.len();
-    let mut out = String::with_capacity(bytes.max(fixed));
-    out.push('{');
-    out.push_str(&field);
-    out.push_str(&"x".repeat(bytes.saturating_sub(fixed)));
-    out.push('"');
-    out.push_str(separator);
-    out.push_str(rest);
-    Ok(out.into_bytes())
+    let mut out = Vec::with_capacity(bytes.max(fixed));
+    out.push(b'{');
+    out.extend_from_slice(field.as_bytes());
+    out.resize(out.len() + bytes.saturating_sub(fixed), b'x');
+    out.push(b'"');
+    out.extend_from_slice(separator.as_bytes());
+    out.extend_from_slice(rest.as_bytes());
+    Ok(out)
 }
 
 /// The field `padded_json` fills.
@@ -879,12 +911,14 @@ fn strays(case: &Case, sandbox: &Sandbox) -> Option<StepReport> {
     Some(report)
 }
 
-/// Remembers a step's stdin for its reproduce command. Small stdin is kept
-/// in memory and written only if the sandbox is kept (most cases pass, and
-/// their sandboxes go); large stdin is written at once, so that memory never
-/// holds a large transcript longer than its invocation needs it.
+/// Remembers a step's stdin for its reproduce command. Stdin up to 8 MiB
+/// (the 5 MiB hostile payloads included) is kept in memory and written only
+/// if the sandbox is kept: most cases pass, and writing their stdin would
+/// cost more than running them. Larger stdin (the opt-in large transcripts)
+/// is written at once, so that memory never holds one longer than its
+/// invocation needs it.
 fn defer_stdin(files: &mut Vec<(PathBuf, runner::Bytes)>, path: &Path, bytes: &runner::Bytes) {
-    const KEEP_IN_MEMORY: usize = 1 << 20;
+    const KEEP_IN_MEMORY: usize = 8 << 20;
     if bytes.len() <= KEEP_IN_MEMORY {
         files.push((path.to_path_buf(), bytes.clone()));
     } else {

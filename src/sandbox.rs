@@ -314,15 +314,27 @@ fn minimal_skeleton() -> GitSkeleton {
     ]
 }
 
+/// The skeleton, made on first use.
+static SKELETON: OnceLock<Result<GitSkeleton, String>> = OnceLock::new();
+
+fn git_skeleton() -> io::Result<&'static GitSkeleton> {
+    SKELETON
+        .get_or_init(|| skeleton().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| io::Error::other(e.clone()))
+}
+
+/// Makes the `.git` skeleton now (it runs git once), so that the first
+/// sandbox does not wait for it; an error shows again when a sandbox needs
+/// the skeleton.
+pub fn warm_up() {
+    let _ = git_skeleton();
+}
+
 /// Makes `repo` a real git work tree: a copy of the skeleton, which costs a
 /// few file writes instead of a process per case.
 fn git_init(repo: &Path) -> io::Result<()> {
-    static SKELETON: OnceLock<Result<GitSkeleton, String>> = OnceLock::new();
-    let skeleton = SKELETON
-        .get_or_init(|| skeleton().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(|e| io::Error::other(e.clone()))?;
-    write_skeleton(repo, skeleton)
+    write_skeleton(repo, git_skeleton()?)
 }
 
 fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
