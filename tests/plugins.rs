@@ -353,3 +353,33 @@ fn single_capability_faults_in_the_independent_plugin_are_caught() {
         caught(name, &["--strict", "--only", only], "warning", case, needle);
     }
 }
+
+/// The real bugs the wild shows (issue 10) still fail the default run, with
+/// no `--strict`: each breaks the host (a corrupted transcript, chunks over
+/// the limit, the user's files deleted, a failed resume, a broken session
+/// store).
+#[test]
+fn real_bugs_fail_the_default_run() {
+    for (fault, case) in [
+        ("reassemble-trailing-newline", "core.chunk.round-trip"),
+        ("chunk-ignores-max-size", "core.chunk.generated-jsonl"),
+        ("uninstall-deletes-dir", "hooks.user-data.fresh-install"),
+        (
+            "write-session-silent-failure",
+            "core.session.write-then-read",
+        ),
+        ("session-dir-empty", "core.get-session-dir.non-empty"),
+    ] {
+        let run = run_json(
+            &reference(),
+            &["--seed", "1"],
+            &[("ENTIRE_AGENT_REFERENCE_FAULT", fault)],
+        );
+        assert_eq!(run.code, 1, "{fault}: exit code");
+        assert!(
+            run.ids("failed").contains(&case.to_string()),
+            "{fault}: {case} did not fail; failed: {:?}",
+            run.ids("failed")
+        );
+    }
+}
