@@ -87,7 +87,7 @@ pub fn run(
     let mut reports = Vec::new();
     let mut blocked = None;
     for gate in gates {
-        let (report, json) = run.case(gate);
+        let Finished { report, json, .. } = run.case(gate, None, &AtomicUsize::new(0));
         if report.outcome == CaseOutcome::Failed {
             blocked.get_or_insert_with(|| {
                 format!("not run: {} failed ({})", report.id, report.summary_line())
@@ -141,26 +141,41 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
 }
 
 impl Run<'_> {
-    /// Runs cases on `jobs` threads; results land in their suite slots.
+    /// Runs cases on `jobs` threads; results land in their suite slots. A
+    /// round trip over several inputs is split into units, one per input,
+    /// which the pool schedules like cases, so that no long property holds
+    /// the wall while the other workers idle; its units are merged back into
+    /// one case in input order.
     fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
-        let slots: Vec<Mutex<Option<CaseReport>>> =
-            cases.iter().map(|_| Mutex::new(None)).collect();
-        // The longest cases first, so that no worker is left with one at
-        // the end while the others idle; the report keeps suite order.
-        let mut order: Vec<usize> = (0..cases.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.weight(cases[i])));
+        let units: Vec<usize> = cases.iter().map(|c| self.units(c)).collect();
+        let slots: Vec<Mutex<Vec<Option<Finished>>>> = units
+            .iter()
+            .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
+            .collect();
+        let remaining: Vec<AtomicUsize> = units.iter().map(|&n| AtomicUsize::new(n)).collect();
+        // The longest work first, so that no worker is left with a long case
+        // at the end while the others idle; the report keeps suite order.
+        let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
+        for (i, &n) in units.iter().enumerate() {
+            match n {
+                0 => tasks.push((i, None)),
+                n => tasks.extend((0..n).map(|u| (i, Some(u)))),
+            }
+        }
+        tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
         let next = AtomicUsize::new(0);
-        let workers = self.options.jobs.clamp(1, cases.len().max(1));
+        let workers = self.options.jobs.clamp(1, tasks.len().max(1));
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
                     loop {
                         let n = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(&i) = order.get(n) else { break };
-                        let case = cases[i];
-                        let report = self.case(case).0;
+                        let Some(&(i, unit)) = tasks.get(n) else {
+                            break;
+                        };
+                        let finished = self.case(cases[i], unit, &remaining[i]);
                         if let Ok(mut slot) = slots[i].lock() {
-                            *slot = Some(report);
+                            slot[unit.unwrap_or(0)] = Some(finished);
                         }
                     }
                 });
@@ -170,12 +185,54 @@ impl Run<'_> {
             .into_iter()
             .zip(cases)
             .map(|(slot, case)| {
-                slot.into_inner()
-                    .ok()
-                    .flatten()
-                    .unwrap_or_else(|| not_run(case, "the worker running this case stopped"))
+                let parts: Option<Vec<Finished>> =
+                    slot.into_inner().ok().and_then(|v| v.into_iter().collect());
+                match parts {
+                    Some(mut parts) if parts.len() == 1 => parts.remove(0).report,
+                    Some(parts) => self.merge_units(case, parts),
+                    None => not_run(case, "the worker running this case stopped"),
+                }
             })
             .collect()
+    }
+
+    /// How many units a case is split into: one per input of a round trip
+    /// over several inputs; 0 (not split) for everything else.
+    fn units(&self, case: &Case) -> usize {
+        match self.round_trip(case) {
+            Some(trip) if trip.inputs.len() > 1 => trip.inputs.len(),
+            _ => 0,
+        }
+    }
+
+    /// The units of a split round trip as one case: their invocations in
+    /// input order, the rules that span inputs judged on all of them.
+    fn merge_units(&self, case: &Case, parts: Vec<Finished>) -> CaseReport {
+        let stopped = parts.iter().find_map(|p| match &p.report.outcome {
+            CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_) => Some(p.report.clone()),
+            _ => None,
+        });
+        let mut tally = roundtrip::Tally::default();
+        let mut verdict = roundtrip::Verdict::default();
+        let mut merged = report_shell(case, CaseOutcome::Passed);
+        for part in parts {
+            tally.add(&part.tally.unwrap_or_default());
+            verdict.steps.extend(part.report.steps);
+            merged.duration += part.report.duration;
+            merged.note = merged.note.or(part.report.note);
+            merged.sandbox = merged.sandbox.or(part.report.sandbox);
+        }
+        if let Some(trip) = self.round_trip(case) {
+            roundtrip::judge(&trip.as_inputs(), &tally, &mut verdict);
+        }
+        merged.note = merged.note.or(verdict.note);
+        merged.steps = verdict.steps;
+        merged.steps.iter_mut().for_each(|r| downgrade(case, r));
+        merged.outcome = match (worst(&merged.steps), stopped) {
+            (CaseOutcome::Failed, _) | (_, None) => worst(&merged.steps),
+            (_, Some(report)) => report.outcome,
+        };
+        merged
     }
 
     /// About how many invocations a case makes, to schedule the long ones
@@ -205,43 +262,56 @@ impl Run<'_> {
         property + steps * passes
     }
 
-    /// Runs one case, telling the progress line.
-    fn case(&self, case: &Case) -> (CaseReport, Option<Value>) {
+    /// Runs one case, or one unit of it, telling the progress line (a split
+    /// case counts once: when its last unit ends). `remaining` counts the
+    /// case's units still to finish.
+    fn case(&self, case: &Case, unit: Option<usize>, remaining: &AtomicUsize) -> Finished {
         self.progress.started(&case.id);
-        let result = self.run_case(case);
+        let finished = self.run_case(case, unit);
         self.breaker
-            .finished(&case.id, result.0.outcome == CaseOutcome::Failed);
-        self.progress.finished(&case.id);
-        result
+            .finished(&case.id, finished.report.outcome == CaseOutcome::Failed);
+        if unit.is_none() || remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.progress.finished(&case.id);
+        }
+        finished
     }
 
-    /// Runs one case; returns its report and the last step's stdout JSON.
-    fn run_case(&self, case: &Case) -> (CaseReport, Option<Value>) {
+    /// Runs one case (or one unit of a split round trip); returns its report,
+    /// the last step's stdout JSON and the unit's tally.
+    fn run_case(&self, case: &Case, unit: Option<usize>) -> Finished {
         let start = Instant::now();
+        let stopped = |outcome| Finished {
+            report: report_shell(case, outcome),
+            json: None,
+            tally: None,
+        };
         if let Some(cap) = &case.capability
             && self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true))
         {
             let reason = format!("capability {cap} is not declared in info");
-            return (report_shell(case, CaseOutcome::Skipped(reason)), None);
+            return stopped(CaseOutcome::Skipped(reason));
         }
         if let Some(reason) = self.breaker.stopped() {
-            return (not_run(case, &reason), None);
+            return stopped(CaseOutcome::NotRun(reason));
         }
         let mut sandbox =
             match Sandbox::create(&sandbox_prefix(&case.id), &self.options.sandbox_base) {
                 Ok(sandbox) => sandbox,
                 Err(err) => {
                     let reason = format!("could not create a sandbox: {err}");
-                    return (not_run(case, &reason), None);
+                    return stopped(CaseOutcome::NotRun(reason));
                 }
             };
         if self.options.confine
             && let Err(err) = sandbox.confine()
         {
             let reason = format!("could not confine the plugin: {err} (--no-confine runs without)");
-            return (not_run(case, &reason), None);
+            return stopped(CaseOutcome::NotRun(reason));
         }
-        let mut state = CaseState::default();
+        let mut state = CaseState {
+            unit,
+            ..CaseState::default()
+        };
         let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
         if let Some(report) = strays(case, &sandbox) {
             state.reports.push(report);
@@ -257,7 +327,11 @@ impl Run<'_> {
         }
         report.duration = start.elapsed();
         self.reaper.dispose(sandbox);
-        (report, state.last_json)
+        Finished {
+            report,
+            json: state.last_json,
+            tally: state.tally,
+        }
     }
 
     fn steps(
@@ -424,16 +498,54 @@ impl Run<'_> {
             count += 1;
             self.run_raw(&case.id, sandbox, call, count, &mut stdin_files)
         };
-        let (corpus, names, max_sizes) = match property {
-            Property::RoundTrip {
-                corpus,
-                fixtures,
-                max_sizes,
-            } => (corpus, fixtures, max_sizes),
-            Property::LargeRoundTrip { mib, max_sizes } => {
-                let verdict = roundtrip::large(*mib, max_sizes, seed, &mut invoke);
-                return Ok(self.record(case, verdict, state));
+        if let Property::LargeRoundTrip { mib, max_sizes } = property {
+            let verdict = roundtrip::large(*mib, max_sizes, seed, &mut invoke);
+            return Ok(self.record(case, verdict, state));
+        }
+        let Some(trip) = self.round_trip(case) else {
+            return Err("no sample transcripts of the plugin's own: name them with \
+                 `transcripts:` in a --cases file"
+                .to_string());
+        };
+        let inputs = trip.as_inputs();
+        let verdict = match state.unit {
+            None => roundtrip::run(inputs, self.schemas, &mut invoke),
+            Some(unit) => {
+                let mut verdict = roundtrip::Verdict::default();
+                let tally = roundtrip::run_input(
+                    &inputs,
+                    unit,
+                    self.schemas,
+                    &mut invoke,
+                    &mut verdict.steps,
+                );
+                state.tally = Some(tally);
+                verdict
             }
+        };
+        Ok(self.record(case, verdict, state))
+    }
+
+    /// The round trip of a case with a `round_trip` property, and its
+    /// inputs; none for other cases, or when the corpus has no input (no
+    /// sample of the plugin's own).
+    fn round_trip<'c>(&self, case: &'c Case) -> Option<RoundTrip<'c>> {
+        let Some(Property::RoundTrip {
+            corpus,
+            fixtures,
+            max_sizes,
+        }) = &case.property
+        else {
+            return None;
+        };
+        let seed = self.options.seed;
+        let own = |shape, name: &str, bytes: &[u8]| {
+            let input = Input {
+                shape,
+                bytes: bytes.to_vec(),
+                max_sizes: Vec::new(),
+            };
+            (format!("{shape} {name}"), input)
         };
         let inputs: Vec<(String, Input)> = match corpus {
             RoundTripCorpus::Jsonl => labelled(generate::corpus(Corpus::Jsonl, seed), seed),
@@ -441,46 +553,20 @@ impl Run<'_> {
             RoundTripCorpus::Samples => self
                 .samples
                 .iter()
-                .map(|s| {
-                    let input = Input {
-                        shape: "sample",
-                        bytes: s.bytes.to_vec(),
-                        max_sizes: Vec::new(),
-                    };
-                    (format!("sample {}", s.name), input)
-                })
+                .map(|s| own("sample", &s.name, &s.bytes))
                 .collect(),
-            RoundTripCorpus::Fixtures => names
+            RoundTripCorpus::Fixtures => fixtures
                 .iter()
-                .filter_map(|name| {
-                    let bytes = self.fixtures.get(name)?.to_vec();
-                    let input = Input {
-                        shape: "fixture",
-                        bytes,
-                        max_sizes: Vec::new(),
-                    };
-                    Some((format!("fixture {name}"), input))
-                })
+                .filter_map(|name| Some(own("fixture", name, self.fixtures.get(name)?)))
                 .collect(),
         };
-        if inputs.is_empty() {
-            return Err("no sample transcripts of the plugin's own: name them with \
-                 `transcripts:` in a --cases file"
-                .to_string());
-        }
-        let have_samples = !self.samples.is_empty();
-        let verdict = roundtrip::run(
-            roundtrip::Inputs {
-                corpus: *corpus,
-                inputs: &inputs,
-                max_sizes,
-                seed,
-                have_samples,
-            },
-            self.schemas,
-            &mut invoke,
-        );
-        Ok(self.record(case, verdict, state))
+        (!inputs.is_empty()).then_some(RoundTrip {
+            corpus: *corpus,
+            inputs,
+            max_sizes,
+            seed,
+            have_samples: !self.samples.is_empty(),
+        })
     }
 
     /// Adds a property's invocations to the case; returns its note.
@@ -935,6 +1021,36 @@ fn save_stdin(files: &[(PathBuf, runner::Bytes)]) {
     }
 }
 
+/// What one case (or one unit of a split round trip) leaves behind.
+struct Finished {
+    report: CaseReport,
+    /// The last step's stdout JSON (the gate's is the plugin's `info`).
+    json: Option<Value>,
+    /// A unit's tally, for the rules that span the inputs of its case.
+    tally: Option<roundtrip::Tally>,
+}
+
+/// A round trip's inputs, owned, with what the round trip needs to judge.
+struct RoundTrip<'a> {
+    corpus: RoundTripCorpus,
+    inputs: Vec<(String, Input)>,
+    max_sizes: &'a [usize],
+    seed: u64,
+    have_samples: bool,
+}
+
+impl RoundTrip<'_> {
+    fn as_inputs(&self) -> roundtrip::Inputs<'_> {
+        roundtrip::Inputs {
+            corpus: self.corpus,
+            inputs: &self.inputs,
+            max_sizes: self.max_sizes,
+            seed: self.seed,
+            have_samples: self.have_samples,
+        }
+    }
+}
+
 /// The transcript of one pass of a `for_each_transcript` case.
 struct Pass {
     /// 1 for the generic transcript, then one per sample.
@@ -958,6 +1074,10 @@ fn file_name(path: &str) -> String {
 /// What the case keeps between steps.
 #[derive(Default)]
 struct CaseState {
+    /// The unit of a split round trip this run is (its input's index).
+    unit: Option<usize>,
+    /// That unit's tally.
+    tally: Option<roundtrip::Tally>,
     /// The current transcript of a `for_each_transcript` case.
     pass: Option<Pass>,
     /// Where each step's stdin goes if the sandbox is kept, and the bytes.

@@ -92,39 +92,81 @@ pub struct Inputs<'a> {
     pub have_samples: bool,
 }
 
+/// How the attempts at one input went, for the rules that span inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Attempts that round-tripped.
+    pub accepted: usize,
+    /// Clean refusals that no over-long line explains.
+    pub refused: Vec<String>,
+    /// Attempts stopped by a failure.
+    pub failures: usize,
+}
+
+impl Tally {
+    /// Adds another input's tally.
+    pub fn add(&mut self, other: &Tally) {
+        self.accepted += other.accepted;
+        self.refused.extend(other.refused.iter().cloned());
+        self.failures += other.failures;
+    }
+}
+
 /// Runs the round trip over the inputs (samples carry their names as shapes).
 pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> Verdict {
-    let Inputs {
-        corpus,
-        inputs,
-        seed,
-        have_samples,
-        ..
-    } = what;
     let mut verdict = Verdict::default();
-    let (mut accepted, mut refused, mut failures) = (0, Vec::new(), 0);
-    'inputs: for (label, input) in inputs {
-        let sizes = match what.max_sizes {
-            [] => sizes(corpus, input),
-            given => given.to_vec(),
-        };
-        for max in sizes {
-            let what = format!("{label}, --max-size {max}");
-            match attempt(corpus, input, max, &what, schemas, invoke, &mut verdict) {
-                Attempt::Accepted => accepted += 1,
-                Attempt::AllowedRefusal => {}
-                Attempt::Refused(what) => refused.push(what),
-                Attempt::Failed => {
-                    failures += 1;
-                    if failures >= MAX_FAILURES {
-                        break 'inputs;
-                    }
+    let mut tally = Tally::default();
+    for index in 0..what.inputs.len() {
+        if tally.failures >= MAX_FAILURES {
+            break;
+        }
+        let one = run_input(&what, index, schemas, invoke, &mut verdict.steps);
+        tally.add(&one);
+    }
+    judge(&what, &tally, &mut verdict);
+    verdict
+}
+
+/// Runs input `index` at each of its sizes: a unit of work of its own, which
+/// the executor may schedule beside other units and cases.
+pub fn run_input(
+    what: &Inputs<'_>,
+    index: usize,
+    schemas: &Schemas,
+    invoke: &mut Invoke<'_>,
+    steps: &mut Vec<StepReport>,
+) -> Tally {
+    let mut tally = Tally::default();
+    let Some((label, input)) = what.inputs.get(index) else {
+        return tally;
+    };
+    let sizes = match what.max_sizes {
+        [] => sizes(what.corpus, input),
+        given => given.to_vec(),
+    };
+    for max in sizes {
+        let at = format!("{label}, --max-size {max}");
+        match attempt(what.corpus, input, max, &at, schemas, invoke, steps) {
+            Attempt::Accepted => tally.accepted += 1,
+            Attempt::AllowedRefusal => {}
+            Attempt::Refused(at) => tally.refused.push(at),
+            Attempt::Failed => {
+                tally.failures += 1;
+                if tally.failures >= MAX_FAILURES {
+                    break;
                 }
             }
         }
     }
+    tally
+}
+
+/// The rules that span inputs, on the tally of all of them: a plugin's own
+/// sample must not be refused; JSONL is refused as a whole or not at all.
+pub fn judge(what: &Inputs<'_>, tally: &Tally, verdict: &mut Verdict) {
+    let corpus = what.corpus;
     if corpus == RoundTripCorpus::Samples
-        && let (Some(first), Some(last)) = (refused.first(), verdict.steps.last_mut())
+        && let (Some(first), Some(last)) = (tally.refused.first(), verdict.steps.last_mut())
     {
         last.findings.push(Finding::failure(format!(
             "chunk-transcript refused the plugin's own sample ({first}) although no line of it is \
@@ -132,10 +174,16 @@ pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> Verd
         )));
     }
     let jsonl = matches!(corpus, RoundTripCorpus::Jsonl | RoundTripCorpus::Fixtures);
-    if jsonl && !refused.is_empty() {
-        judge_refusals(&mut verdict, corpus, accepted, &refused, seed, have_samples);
+    if jsonl && !tally.refused.is_empty() {
+        judge_refusals(
+            verdict,
+            corpus,
+            tally.accepted,
+            &tally.refused,
+            what.seed,
+            what.have_samples,
+        );
     }
-    verdict
 }
 
 /// The `--max-size` values for an input.
@@ -199,25 +247,25 @@ fn attempt(
     what: &str,
     schemas: &Schemas,
     invoke: &mut Invoke<'_>,
-    verdict: &mut Verdict,
+    steps: &mut Vec<StepReport>,
 ) -> Attempt {
     let stdin: Bytes = Arc::new(input.bytes.clone());
     let max_text = max.to_string();
     let args = ["chunk-transcript", "--max-size", max_text.as_str()];
     let (out, mut report) = invoke(Call::new(format!("chunk [{what}]"), &args, stdin));
     if has_failure(&report) {
-        verdict.steps.push(report);
+        steps.push(report);
         return Attempt::Failed;
     }
     if out.exit_code() != Some(0) {
-        verdict.steps.push(report);
+        steps.push(report);
         return refusal(corpus, input, max, what);
     }
     let chunks = match chunks_of(&out.stdout, max, schemas) {
         Ok(chunks) => chunks,
         Err(finding) => {
             report.findings.push(finding.with_context(what));
-            verdict.steps.push(report);
+            steps.push(report);
             return Attempt::Failed;
         }
     };
@@ -246,7 +294,7 @@ fn attempt(
             &mut report,
         ),
         _ => {
-            verdict.steps.push(report);
+            steps.push(report);
             let stdin: Bytes = Arc::new(out.stdout);
             let call = Call::new(
                 format!("reassemble [{what}]"),
@@ -256,11 +304,11 @@ fn attempt(
             let (back, mut report) = invoke(call);
             let result =
                 judge_reassembly(&input.bytes, &back, chunks.decoded.len(), what, &mut report);
-            verdict.steps.push(report);
+            steps.push(report);
             return result;
         }
     };
-    verdict.steps.push(report);
+    steps.push(report);
     judged
 }
 
