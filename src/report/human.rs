@@ -229,7 +229,10 @@ impl Human {
         if let Some(note) = case.note.as_deref().filter(|n| !said(n)) {
             let _ = writeln!(out, "  note: {note}");
         }
-        let reproducible = detailed.iter().any(|s| !s.command.is_empty());
+        let reproducible = groups
+            .iter()
+            .take(MAX_STEPS)
+            .any(|(s, _)| !s.command.is_empty() || before(case, s).is_some());
         if let (false, Some(dir)) = (reproducible, &case.sandbox) {
             let _ = writeln!(out, "  sandbox: {}", dir.display());
         }
@@ -266,7 +269,14 @@ impl Human {
             (None, false) => {
                 let _ = writeln!(out, "  reproduce: {}", step.command);
             }
-            (None, true) => {}
+            (None, true) => {
+                if let Some(script) = before(case, step).and_then(|s| s.reproduce.as_ref()) {
+                    let _ = writeln!(
+                        out,
+                        "  reproduce: {script}  (the last invocation before this check)"
+                    );
+                }
+            }
         }
     }
 
@@ -400,6 +410,16 @@ fn outcome_of(severity: Severity) -> CaseOutcome {
         Severity::Warning => CaseOutcome::Warning,
         Severity::Note => CaseOutcome::Note,
     }
+}
+
+/// The last invocation of the case before `step` that can be rerun, for a
+/// finding of a harness check (the user's data after an uninstall, say).
+fn before<'a>(case: &'a CaseReport, step: &StepReport) -> Option<&'a StepReport> {
+    let at = case.steps.iter().position(|s| std::ptr::eq(s, step))?;
+    case.steps[..at]
+        .iter()
+        .rev()
+        .find(|s| s.reproduce.is_some())
 }
 
 /// Steps grouped by their findings' messages, in order: each first step
@@ -590,4 +610,60 @@ fn plain(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{expected_got, stderr_lines};
+
+    #[test]
+    fn short_values_share_a_line_long_ones_take_two() {
+        assert_eq!(expected_got(Some("0"), Some("7")), ["expected: 0 / got: 7"]);
+        let long = "x".repeat(80);
+        assert_eq!(expected_got(Some(&long), Some("y")).len(), 2);
+        assert!(expected_got(None, None).is_empty());
+        assert_eq!(expected_got(Some("a"), None).len(), 1);
+    }
+
+    #[test]
+    fn a_whitespace_difference_shows_escaped() {
+        let lines = expected_got(Some("\n\n"), Some("\n\n\n"));
+        assert_eq!(lines, [r#"expected: "\n\n" / got: "\n\n\n""#]);
+    }
+
+    #[test]
+    fn long_single_lines_are_cut_around_the_difference() {
+        let expected = format!("{}A{}", "x".repeat(500), "y".repeat(500));
+        let actual = format!("{}B{}", "x".repeat(500), "y".repeat(500));
+        let lines = expected_got(Some(&expected), Some(&actual));
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[0].contains('A') && lines[1].contains('B'),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|l| l.chars().count() < 140), "{lines:?}");
+    }
+
+    #[test]
+    fn a_diff_stops_at_twenty_lines() {
+        let expected: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let actual: String = (0..100).map(|i| format!("LINE {i}\n")).collect();
+        let lines = expected_got(Some(&expected), Some(&actual));
+        assert_eq!(lines.len(), 21);
+        assert!(lines[20].starts_with("… ") && lines[20].ends_with(" more lines"));
+        // Both sides on several lines, but short: still a diff.
+        let lines = expected_got(Some("a\nb\n"), Some("a\nc\n"));
+        assert!(lines.iter().any(|l| l == "-b") && lines.iter().any(|l| l == "+c"));
+    }
+
+    #[test]
+    fn stderr_is_three_lines_at_most_without_escapes() {
+        let text = "\n\u{1b}[31merror\u{1b}[0m: one\ntwo\n\nthree\nfour\nfive\n";
+        let lines = stderr_lines(text, text.len());
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0], "error: one");
+        assert_eq!(lines[2], "three  … 2 more lines");
+        assert_eq!(stderr_lines("only\n", 5), ["only"]);
+        assert!(stderr_lines("  \n", 3).is_empty());
+    }
 }
