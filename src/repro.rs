@@ -130,10 +130,12 @@ impl Printed {
     }
 }
 
-/// Drops the outputs the steps carried: the case is over.
+/// Drops what the steps carried for the script: the case is over, and its
+/// sandbox (with `reproduce.sh`) kept or gone.
 pub fn release(steps: &mut [crate::results::StepReport]) {
     for step in steps {
         step.printed = None;
+        step.replay = None;
     }
 }
 

@@ -53,7 +53,7 @@ pub struct StepReport {
     /// A shell command line that reproduces the invocation.
     pub command: String,
     /// What [`command`](Self::command) says, as data, for the sandbox's
-    /// `reproduce.sh` (none for harness actions).
+    /// `reproduce.sh`, until its case ends (none for harness actions).
     #[serde(skip)]
     pub replay: Option<crate::repro::Replay>,
     /// `sh <sandbox>/reproduce.sh N`, when the sandbox was kept.

@@ -1,6 +1,8 @@
 //! The human report: a header naming the plugin, one line per case, the
-//! failures in detail (what was expected, what came back, stderr, and the
-//! command that reproduces it), and a summary per capability.
+//! findings (failures, then warnings, each case in a few lines: what was
+//! expected, what came back, three lines of stderr at most, and one line
+//! that reruns the invocation), the notes one line each, and a summary per
+//! capability. Quiet, it is the findings, the notes and the verdict line.
 
 use std::fmt::Write as _;
 
@@ -13,7 +15,7 @@ use crate::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verbosity {
-    /// Summary and failures only.
+    /// A one-line header, the findings, the notes and the verdict line.
     Quiet,
     /// Every case, failures, summary.
     Normal,
