@@ -322,9 +322,11 @@ impl Run<'_> {
         report.steps = state.reports;
         if keep_sandbox(&report.outcome, state.cut.is_some()) || self.options.keep_temp {
             save_stdin(&state.stdin_files);
+            repro::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());
         }
+        repro::release(&mut report.steps);
         report.duration = start.elapsed();
         self.reaper.dispose(sandbox);
         Finished {
@@ -493,10 +495,10 @@ impl Run<'_> {
     ) -> Result<Option<String>, String> {
         let seed = self.options.seed;
         let mut count = 0;
-        let mut stdin_files = Vec::new();
+        let stdin_files = &mut state.stdin_files;
         let mut invoke = |call: roundtrip::Call| {
             count += 1;
-            self.run_raw(&case.id, sandbox, call, count, &mut stdin_files)
+            self.run_raw(&case.id, sandbox, call, count, stdin_files)
         };
         if let Property::LargeRoundTrip { mib, max_sizes } = property {
             let verdict = roundtrip::large(*mib, max_sizes, seed, &mut invoke);
@@ -923,6 +925,9 @@ fn step_report(
         name,
         args: inv.args.clone(),
         command: repro::command_line(inv, stdin_file),
+        replay: Some(repro::Replay::of(inv, stdin_file)),
+        reproduce: None,
+        printed: repro::Printed::of(outcome),
         exit_code: outcome.exit_code(),
         termination: termination_label(&outcome.termination).to_string(),
         duration: outcome.elapsed,
@@ -1159,6 +1164,9 @@ fn action_report(name: &str, findings: Vec<Finding>) -> StepReport {
         name: name.to_string(),
         args: Vec::new(),
         command: String::new(),
+        replay: None,
+        reproduce: None,
+        printed: None,
         exit_code: None,
         termination: "action".to_string(),
         duration: Duration::ZERO,

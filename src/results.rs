@@ -52,6 +52,16 @@ pub struct StepReport {
     pub args: Vec<String>,
     /// A shell command line that reproduces the invocation.
     pub command: String,
+    /// What [`command`](Self::command) says, as data, for the sandbox's
+    /// `reproduce.sh`, until its case ends (none for harness actions).
+    #[serde(skip)]
+    pub replay: Option<crate::repro::Replay>,
+    /// `sh <sandbox>/reproduce.sh N`, when the sandbox was kept.
+    pub reproduce: Option<String>,
+    /// What the invocation printed, until its case ends (see
+    /// [`crate::repro::Printed`]).
+    #[serde(skip)]
+    pub printed: Option<crate::repro::Printed>,
     /// Exit code, when the process exited normally.
     pub exit_code: Option<i32>,
     /// "exited", "timed-out", "signal" or "not-started".

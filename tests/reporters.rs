@@ -42,6 +42,9 @@ fn step(name: &str, findings: Vec<Finding>) -> StepReport {
             "cd /tmp/sb/repo && HOME=/tmp/sb/home ENTIRE_REPO_ROOT=/tmp/sb/repo \
              ENTIRE_PROTOCOL_VERSION=1 /plugins/entire-agent-x {name} --flag < /dev/null"
         ),
+        replay: None,
+        reproduce: None,
+        printed: None,
         exit_code: Some(if findings.is_empty() { 0 } else { 1 }),
         termination: "exited".to_string(),
         duration: Duration::from_micros(12_345),
@@ -132,6 +135,7 @@ fn failed(id: &str, capability: &str) -> CaseReport {
         "\u{1b}[31merror:\u{1b}[0m bad <input> & worse\nsecond \u{0}\u{7}\u{FFFF} line\n"
             .to_string();
     s.stderr_bytes = s.stderr_excerpt.len();
+    s.reproduce = Some(format!("sh /tmp/agent-conform-{id}-abc/reproduce.sh 2"));
     case(
         id,
         capability,

@@ -1,6 +1,8 @@
 //! The human report: a header naming the plugin, one line per case, the
-//! failures in detail (what was expected, what came back, stderr, and the
-//! command that reproduces it), and a summary per capability.
+//! findings (failures, then warnings, each case in a few lines: what was
+//! expected, what came back, three lines of stderr at most, and one line
+//! that reruns the invocation), the notes one line each, and a summary per
+//! capability. Quiet, it is the findings, the notes and the verdict line.
 
 use std::fmt::Write as _;
 
@@ -13,7 +15,7 @@ use crate::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verbosity {
-    /// Summary and failures only.
+    /// A one-line header, the findings, the notes and the verdict line.
     Quiet,
     /// Every case, failures, summary.
     Normal,
@@ -35,26 +37,25 @@ impl Human {
     /// The whole report.
     pub fn render(&self, run: &RunReport) -> String {
         let mut out = String::new();
-        self.header(&mut out, run);
-        if self.verbosity != Verbosity::Quiet {
+        if self.verbosity == Verbosity::Quiet {
+            self.short_header(&mut out, run);
+        } else {
+            self.header(&mut out, run);
+            out.push('\n');
             for case in &run.cases {
                 self.case_line(&mut out, case);
             }
-            out.push('\n');
         }
-        let problems: Vec<&CaseReport> = run
-            .cases
-            .iter()
-            .filter(|c| matches!(c.outcome, CaseOutcome::Failed | CaseOutcome::Warning))
-            .collect();
-        if !problems.is_empty() {
-            let _ = writeln!(out, "{}", self.bold("Failures and warnings:"));
-            for case in problems {
+        for wanted in [CaseOutcome::Failed, CaseOutcome::Warning] {
+            for case in run.cases.iter().filter(|c| c.outcome == wanted) {
                 self.details(&mut out, case);
             }
         }
         self.notes(&mut out, run);
-        self.summary(&mut out, run);
+        if self.verbosity != Verbosity::Quiet {
+            self.summary(&mut out, run);
+        }
+        self.verdict(&mut out, run);
         out
     }
 
@@ -97,7 +98,7 @@ impl Human {
         );
         let Some(info) = &run.info else {
             let _ = writeln!(out, "  plugin: no usable info output");
-            let _ = writeln!(out, "  seed: {}\n", run.seed);
+            let _ = writeln!(out, "  seed: {}", run.seed);
             return;
         };
         let text = |p: &str| {
@@ -130,7 +131,7 @@ impl Human {
         let _ = writeln!(out, "  capabilities: {declared}");
         let _ = writeln!(
             out,
-            "  seed: {} (rerun the same inputs with --seed {})\n",
+            "  seed: {} (rerun the same inputs with --seed {})",
             run.seed, run.seed
         );
     }
@@ -178,81 +179,123 @@ impl Human {
         }
     }
 
+    /// A non-passing case in a few lines: status, id and title; each
+    /// finding with what was expected and what came back; at most three
+    /// lines of stderr; one line to reproduce the invocation.
     fn details(&self, out: &mut String, case: &CaseReport) {
+        let label = match case.outcome {
+            CaseOutcome::Failed => "FAIL",
+            _ => "WARN",
+        };
         let _ = writeln!(
             out,
             "\n{} {} — {}",
-            self.paint(
-                &format!("{}:", case.outcome.label().to_uppercase()),
-                &case.outcome
-            ),
+            self.paint(label, &case.outcome),
             self.bold(&case.id),
             case.title
         );
-        let _ = writeln!(out, "  spec: {}", case.spec);
-        if let Some(note) = &case.note {
+        let detailed: Vec<&StepReport> = case
+            .steps
+            .iter()
+            .filter(|s| !s.findings.is_empty())
+            .collect();
+        let groups = same_findings(&detailed);
+        for (step, alike) in groups.iter().take(MAX_STEPS) {
+            self.step_details(out, case, step);
+            if !alike.is_empty() {
+                let names: Vec<&str> = alike.iter().map(|s| s.name.as_str()).collect();
+                let _ = writeln!(
+                    out,
+                    "  the same in {} more: {}",
+                    alike.len(),
+                    clip(&names.join(", "))
+                );
+            }
+        }
+        let hidden: usize = groups
+            .iter()
+            .skip(MAX_STEPS)
+            .map(|(_, a)| a.len() + 1)
+            .sum();
+        if hidden > 0 {
+            let _ = writeln!(
+                out,
+                "  … {hidden} more invocations with findings (--format json lists them all)"
+            );
+        }
+        let said = |note: &str| {
+            detailed
+                .iter()
+                .any(|s| s.findings.iter().any(|f| f.message == note))
+        };
+        if let Some(note) = case.note.as_deref().filter(|n| !said(n)) {
             let _ = writeln!(out, "  note: {note}");
         }
-        for step in &case.steps {
-            if !step.findings.is_empty() {
-                self.step_details(out, step);
-            }
-        }
-        if let Some(dir) = &case.sandbox {
-            let _ = writeln!(out, "  sandbox kept: {}", dir.display());
+        let reproducible = groups
+            .iter()
+            .take(MAX_STEPS)
+            .any(|(s, _)| !s.command.is_empty() || before(case, s).is_some());
+        if let (false, Some(dir)) = (reproducible, &case.sandbox) {
+            let _ = writeln!(out, "  sandbox: {}", dir.display());
         }
     }
 
-    fn step_details(&self, out: &mut String, step: &StepReport) {
-        let _ = writeln!(out, "  step {:?} ({}):", step.name, step.args.join(" "));
+    fn step_details(&self, out: &mut String, case: &CaseReport, step: &StepReport) {
+        let name = step_label(step);
         for f in &step.findings {
-            let outcome = match f.severity {
-                Severity::Failure => CaseOutcome::Failed,
-                Severity::Warning => CaseOutcome::Warning,
-                Severity::Note => CaseOutcome::Note,
+            let tag = if outcome_of(f.severity) == case.outcome {
+                String::new()
+            } else {
+                format!(
+                    "{}: ",
+                    self.paint(f.severity.label(), &outcome_of(f.severity))
+                )
             };
-            let tag = self.paint(f.severity.label(), &outcome);
-            let _ = writeln!(out, "    {tag}: {}", f.message);
-            self.expected_actual(out, f);
-        }
-        if !step.stderr_excerpt.trim().is_empty() {
-            let _ = writeln!(out, "    stderr:");
-            for line in step.stderr_excerpt.lines().take(20) {
-                let _ = writeln!(out, "      | {line}");
+            let message = without_label(&f.message, &step.name);
+            let mut message = message.lines();
+            let _ = writeln!(out, "  {name}: {tag}{}", message.next().unwrap_or_default());
+            for line in message {
+                let _ = writeln!(out, "    {line}");
             }
+            self.expected_got(out, f);
         }
-        if !step.command.is_empty() {
-            let _ = writeln!(out, "    reproduce:");
-            for line in crate::repro::wrap(&step.command) {
-                let _ = writeln!(out, "      {line}");
+        let stderr = stderr_lines(&step.stderr_excerpt, step.stderr_bytes);
+        for (i, line) in stderr.iter().enumerate() {
+            let label = if i == 0 { "stderr:" } else { "" };
+            let _ = writeln!(out, "  {label:<7} {}", self.dim(line));
+        }
+        match (&step.reproduce, step.command.is_empty()) {
+            (Some(script), _) => {
+                let _ = writeln!(out, "  reproduce: {script}");
+            }
+            (None, false) => {
+                let _ = writeln!(out, "  reproduce: {}", step.command);
+            }
+            (None, true) => {
+                if let Some(script) = before(case, step).and_then(|s| s.reproduce.as_ref()) {
+                    let _ = writeln!(
+                        out,
+                        "  reproduce: {script}  (the last invocation before this check)"
+                    );
+                }
             }
         }
     }
 
-    /// Expected and actual, as a unified diff when both are multi-line text.
-    fn expected_actual(&self, out: &mut String, f: &Finding) {
-        let (Some(expected), Some(actual)) = (&f.expected, &f.actual) else {
-            return;
-        };
-        let short = |s: &str| !s.contains('\n') && s.len() <= 120;
-        if short(expected) && short(actual) {
-            let _ = writeln!(out, "      expected: {expected}\n      actual:   {actual}");
-            return;
-        }
-        let unified = crate::checks::unified_diff(expected, actual);
-        let lines: Vec<&str> = unified.lines().collect();
-        for line in lines.iter().take(80) {
+    /// What was expected and what came back: on one line when both are
+    /// short, two lines when not, a diff (cut at 20 lines) when both span
+    /// lines.
+    fn expected_got(&self, out: &mut String, f: &Finding) {
+        let lines = expected_got(f.expected.as_deref(), f.actual.as_deref());
+        for line in lines {
             let painted = if line.starts_with('-') && !line.starts_with("---") {
-                self.paint(line, &CaseOutcome::Failed)
+                self.paint(&line, &CaseOutcome::Failed)
             } else if line.starts_with('+') && !line.starts_with("+++") {
-                self.paint(line, &CaseOutcome::Passed)
+                self.paint(&line, &CaseOutcome::Passed)
             } else {
-                line.to_string()
+                line
             };
-            let _ = writeln!(out, "      {painted}");
-        }
-        if lines.len() > 80 {
-            let _ = writeln!(out, "      … ({} more diff lines)", lines.len() - 80);
+            let _ = writeln!(out, "    {painted}");
         }
     }
 
@@ -311,11 +354,318 @@ impl Human {
                 counts.not_run
             );
         }
+    }
+
+    /// The closing line: the verdict and the counts.
+    fn verdict(&self, out: &mut String, run: &RunReport) {
         let verdict = if run.failed(self.strict) {
             self.paint("FAILED", &CaseOutcome::Failed)
         } else {
             self.paint("PASSED", &CaseOutcome::Passed)
         };
         let _ = writeln!(out, "\n{verdict}: {}", run.summary_text(self.strict));
+    }
+
+    /// The header of a quiet report: one line.
+    fn short_header(&self, out: &mut String, run: &RunReport) {
+        let plugin = match &run.info {
+            Some(info) => {
+                let text = |p: &str| {
+                    info.pointer(p)
+                        .map(crate::template::value_text)
+                        .unwrap_or_default()
+                };
+                format!("{}, protocol {}", text("/name"), text("/protocol_version"))
+            }
+            None => "no usable info output".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{} {} {} ({plugin}, seed {})",
+            self.bold("agent-conform"),
+            env!("CARGO_PKG_VERSION"),
+            run.plugin.display(),
+            run.seed
+        );
+    }
+}
+
+/// Invocations detailed per case; the rest are counted.
+const MAX_STEPS: usize = 3;
+
+/// Lines of stderr shown per invocation.
+const MAX_STDERR_LINES: usize = 3;
+
+/// Lines of a diff shown per finding.
+const MAX_DIFF_LINES: usize = 20;
+
+/// Characters of one side of a single-line value shown.
+const MAX_VALUE_CHARS: usize = 120;
+
+/// Combined length up to which expected and got share one line.
+const ONE_LINE: usize = 72;
+
+/// The outcome a finding of this severity gives a case.
+fn outcome_of(severity: Severity) -> CaseOutcome {
+    match severity {
+        Severity::Failure => CaseOutcome::Failed,
+        Severity::Warning => CaseOutcome::Warning,
+        Severity::Note => CaseOutcome::Note,
+    }
+}
+
+/// The last invocation of the case before `step` that can be rerun, for a
+/// finding of a harness check (the user's data after an uninstall, say).
+fn before<'a>(case: &'a CaseReport, step: &StepReport) -> Option<&'a StepReport> {
+    let at = case.steps.iter().position(|s| std::ptr::eq(s, step))?;
+    case.steps[..at]
+        .iter()
+        .rev()
+        .find(|s| s.reproduce.is_some())
+}
+
+/// Steps grouped by their findings' messages, in order: each first step
+/// with the later ones that found exactly the same (the same rule broken for
+/// every hook name, say), which the report folds into one line.
+fn same_findings<'a>(steps: &[&'a StepReport]) -> Vec<(&'a StepReport, Vec<&'a StepReport>)> {
+    let key = |s: &StepReport| -> Vec<(Severity, String)> {
+        s.findings
+            .iter()
+            .map(|f| (f.severity, f.message.clone()))
+            .collect()
+    };
+    let mut groups: Vec<(&StepReport, Vec<&StepReport>)> = Vec::new();
+    for step in steps {
+        match groups.iter_mut().find(|(first, _)| key(first) == key(step)) {
+            Some((_, alike)) => alike.push(step),
+            None => groups.push((step, Vec::new())),
+        }
+    }
+    groups
+}
+
+/// A property's message starts with its input, `(seed 1, crlf, --max-size
+/// 4)`, which the step's name already shows in brackets: said once.
+fn without_label<'a>(message: &'a str, name: &str) -> &'a str {
+    let Some(rest) = message.strip_prefix('(') else {
+        return message;
+    };
+    match rest.split_once(") ") {
+        Some((label, after)) if name.contains(&format!("[{label}]")) => after,
+        _ => message,
+    }
+}
+
+/// The step's name, with its arguments when the name does not say them
+/// (`chunk` says `chunk-transcript`).
+fn step_label(step: &StepReport) -> String {
+    let Some(first) = step.args.first() else {
+        return step.name.clone();
+    };
+    let word = step.name.split([' ', '[']).next().unwrap_or_default();
+    let said = !word.is_empty() && first.starts_with(word) && word != "step";
+    if step.name.contains(first.as_str()) || said {
+        return step.name.clone();
+    }
+    let args = step.args.join(" ");
+    if args.chars().count() <= 60 {
+        format!("{} ({args})", step.name)
+    } else {
+        format!("{} ({first} …)", step.name)
+    }
+}
+
+/// At most three lines of stderr (blank lines and terminal escapes
+/// dropped), the last saying how many more there are.
+pub fn stderr_lines(excerpt: &str, total_bytes: usize) -> Vec<String> {
+    let lines: Vec<String> = excerpt
+        .lines()
+        .map(plain)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(MAX_STDERR_LINES)
+        .map(|l| clip(l))
+        .collect();
+    let more = lines.len().saturating_sub(MAX_STDERR_LINES);
+    let cut = excerpt.len() < total_bytes;
+    if let Some(last) = shown.last_mut()
+        && (more > 0 || cut)
+    {
+        let more = if cut {
+            format!("{more}+")
+        } else {
+            more.to_string()
+        };
+        let _ = write!(last, "  … {more} more lines");
+    }
+    shown
+}
+
+/// Expected and got, as the lines of a finding block (see
+/// [`Human::expected_got`](Human)).
+pub fn expected_got(expected: Option<&str>, actual: Option<&str>) -> Vec<String> {
+    match (expected, actual) {
+        (None, None) => Vec::new(),
+        (Some(e), None) => vec![format!("expected: {}", one_line(e))],
+        (None, Some(a)) => vec![format!("got: {}", one_line(a))],
+        (Some(e), Some(a)) if e.trim_end().contains('\n') && a.trim_end().contains('\n') => {
+            diff(e, a)
+        }
+        (Some(e), Some(a)) => {
+            let (e, a) = if one_line(e) == one_line(a) {
+                (escaped(e), escaped(a))
+            } else {
+                (one_line(e), one_line(a))
+            };
+            let (e, a) = around_difference(&e, &a);
+            if e.chars().count() + a.chars().count() <= ONE_LINE {
+                vec![format!("expected: {e} / got: {a}")]
+            } else {
+                vec![format!("expected: {e}"), format!("got:      {a}")]
+            }
+        }
+    }
+}
+
+/// A unified diff of two multi-line texts, cut at 20 lines.
+fn diff(expected: &str, actual: &str) -> Vec<String> {
+    let unified = similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(2)
+        .header("expected", "got")
+        .to_string();
+    let mut lines: Vec<String> = unified.lines().map(|l| clip(&plain(l))).collect();
+    if lines.len() > MAX_DIFF_LINES {
+        let more = lines.len() - MAX_DIFF_LINES;
+        lines.truncate(MAX_DIFF_LINES);
+        lines.push(format!("… {more} more lines"));
+    }
+    lines
+}
+
+/// A value on one line: its first line, saying how many more there are.
+fn one_line(text: &str) -> String {
+    let mut lines = text.trim_end_matches('\n').lines();
+    let first = plain(lines.next().unwrap_or_default());
+    match lines.count() {
+        0 => first,
+        more => format!("{first} … ({more} more lines)"),
+    }
+}
+
+/// A value whose difference is in whitespace or control characters,
+/// quoted with escapes so that the difference shows.
+fn escaped(text: &str) -> String {
+    format!("\"{}\"", text.escape_debug())
+}
+
+/// Two single-line values cut to the window around their first difference,
+/// so that a long JSON document shows where it went wrong.
+fn around_difference(expected: &str, actual: &str) -> (String, String) {
+    let e: Vec<char> = expected.chars().collect();
+    let a: Vec<char> = actual.chars().collect();
+    if e.len() <= MAX_VALUE_CHARS && a.len() <= MAX_VALUE_CHARS {
+        return (expected.to_string(), actual.to_string());
+    }
+    let first = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let start = first.saturating_sub(MAX_VALUE_CHARS / 3);
+    let window = |chars: &[char]| {
+        let end = (start + MAX_VALUE_CHARS).min(chars.len());
+        let text: String = chars[start.min(end)..end].iter().collect();
+        let before = if start > 0 { "…" } else { "" };
+        let after = if end < chars.len() { "…" } else { "" };
+        format!("{before}{text}{after}")
+    };
+    (window(&e), window(&a))
+}
+
+/// A line cut to a readable length.
+fn clip(line: &str) -> String {
+    match line.char_indices().nth(2 * MAX_VALUE_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
+/// Text without terminal escapes or control characters (tabs stay), so that
+/// a plugin's output cannot repaint the report.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                if chars.peek() == Some(&'[') {
+                    chars.next();
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+            }
+            '\t' => out.push(c),
+            c if c.is_control() => out.push('?'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{expected_got, stderr_lines};
+
+    #[test]
+    fn short_values_share_a_line_long_ones_take_two() {
+        assert_eq!(expected_got(Some("0"), Some("7")), ["expected: 0 / got: 7"]);
+        let long = "x".repeat(80);
+        assert_eq!(expected_got(Some(&long), Some("y")).len(), 2);
+        assert!(expected_got(None, None).is_empty());
+        assert_eq!(expected_got(Some("a"), None).len(), 1);
+    }
+
+    #[test]
+    fn a_whitespace_difference_shows_escaped() {
+        let lines = expected_got(Some("\n\n"), Some("\n\n\n"));
+        assert_eq!(lines, [r#"expected: "\n\n" / got: "\n\n\n""#]);
+    }
+
+    #[test]
+    fn long_single_lines_are_cut_around_the_difference() {
+        let expected = format!("{}A{}", "x".repeat(500), "y".repeat(500));
+        let actual = format!("{}B{}", "x".repeat(500), "y".repeat(500));
+        let lines = expected_got(Some(&expected), Some(&actual));
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[0].contains('A') && lines[1].contains('B'),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|l| l.chars().count() < 140), "{lines:?}");
+    }
+
+    #[test]
+    fn a_diff_stops_at_twenty_lines() {
+        let expected: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let actual: String = (0..100).map(|i| format!("LINE {i}\n")).collect();
+        let lines = expected_got(Some(&expected), Some(&actual));
+        assert_eq!(lines.len(), 21);
+        assert!(lines[20].starts_with("… ") && lines[20].ends_with(" more lines"));
+        // Both sides on several lines, but short: still a diff.
+        let lines = expected_got(Some("a\nb\n"), Some("a\nc\n"));
+        assert!(lines.iter().any(|l| l == "-b") && lines.iter().any(|l| l == "+c"));
+    }
+
+    #[test]
+    fn stderr_is_three_lines_at_most_without_escapes() {
+        let text = "\n\u{1b}[31merror\u{1b}[0m: one\ntwo\n\nthree\nfour\nfive\n";
+        let lines = stderr_lines(text, text.len());
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0], "error: one");
+        assert_eq!(lines[2], "three  … 2 more lines");
+        assert_eq!(stderr_lines("only\n", 5), ["only"]);
+        assert!(stderr_lines("  \n", 3).is_empty());
     }
 }

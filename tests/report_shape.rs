@@ -1,0 +1,283 @@
+//! The human report at a glance, and the reproduce scripts behind it.
+//!
+//! - The `-q` budget: on a plugin with exactly eight warnings and no failure
+//!   (`tests/plugins/eight-warnings/`), the quiet report is at most 60 lines
+//!   and a finding block averages at most 6. The shape is counted, not the
+//!   wording.
+//! - The printed `reproduce:` line of a failed step, run as printed, gives
+//!   the step's stdout, stderr and exit code exactly as the harness recorded
+//!   them (the kept sandbox holds what the plugin printed under the harness).
+//! - The report and the scripts name only the variables the harness set or
+//!   removed, never other values of the user's environment.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use agent_conform::report::human::{Human, Verbosity};
+use agent_conform::results::{RunReport, StepReport};
+
+/// The reproduce lines of a human report: what follows `reproduce: `.
+fn reproduce_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("reproduce: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The script and the invocation number of a `sh <script> N` line.
+fn script_and_number(line: &str) -> (PathBuf, usize) {
+    let rest = line.strip_prefix("sh ").expect("sh <script> N");
+    let (script, number) = rest.rsplit_once(' ').expect("a step number");
+    let script = script.trim_matches('\'');
+    (PathBuf::from(script), number.parse().expect("a number"))
+}
+
+/// The finding blocks of a human report: each from its `FAIL `/`WARN `
+/// line to the blank line that ends it.
+fn blocks(text: &str) -> Vec<Vec<&str>> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        if line.starts_with("FAIL ") || line.starts_with("WARN ") {
+            blocks.extend(current.take());
+            current = Some(vec![line]);
+        } else if line.trim().is_empty() {
+            blocks.extend(current.take());
+        } else if let Some(block) = current.as_mut() {
+            block.push(line);
+        }
+    }
+    blocks.extend(current);
+    blocks
+}
+
+#[test]
+fn quiet_report_of_eight_warnings_fits_the_budget() {
+    let sandboxes = tempfile::tempdir().unwrap();
+    let out = common::harness()
+        .args(["-q", "--seed", "1", "--color", "never", "--sandbox-dir"])
+        .arg(sandboxes.path())
+        .arg(common::plugin("eight-warnings/entire-agent-reference"))
+        .env("AGENT_CONFORM_TEST_REFERENCE", common::reference())
+        .output()
+        .expect("agent-conform runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "warnings only: {text}");
+    let lines = text.lines().count();
+    assert!(lines <= 60, "{lines} lines for eight warnings:\n{text}");
+
+    let blocks = blocks(&text);
+    let warned = blocks.iter().filter(|b| b[0].starts_with("WARN ")).count();
+    assert_eq!(
+        (blocks.len(), warned),
+        (8, 8),
+        "eight warning blocks:\n{text}"
+    );
+    let in_blocks: usize = blocks.iter().map(Vec::len).sum();
+    assert!(
+        in_blocks <= 6 * blocks.len(),
+        "{in_blocks} lines in {} blocks:\n{text}",
+        blocks.len()
+    );
+    for block in &blocks {
+        // One line to reproduce, naming a script that is there; the long
+        // command line (environment and all) is folded away.
+        let reproduce: Vec<&&str> = block
+            .iter()
+            .filter(|l| l.trim_start().starts_with("reproduce: sh "))
+            .collect();
+        assert_eq!(reproduce.len(), 1, "{block:#?}");
+        let (script, _) =
+            script_and_number(reproduce[0].trim_start()["reproduce: ".len()..].trim());
+        assert!(script.is_file(), "{} is not there", script.display());
+        assert!(
+            block
+                .iter()
+                .all(|l| !l.contains("HOME=") && !l.contains("env -u")),
+            "{block:#?}"
+        );
+        // At most three lines of stderr.
+        let stderr = block
+            .iter()
+            .skip_while(|l| !l.trim_start().starts_with("stderr:"))
+            .take_while(|l| !l.trim_start().starts_with("reproduce:"))
+            .count();
+        assert!(stderr <= 3, "{block:#?}");
+    }
+    // The longest blocks (a panic backtrace on stderr) are there, cut to
+    // three lines of stderr.
+    assert!(blocks.iter().any(|b| b.len() == 6), "{text}");
+}
+
+/// A plugin with exactly one fault: the reference plugin under its name, so
+/// that info's name matches the file.
+fn one_fault_plugin(dir: &Path, fault: &str) -> PathBuf {
+    let path = dir.join("entire-agent-reference");
+    let script = format!(
+        "#!/bin/sh\nENTIRE_AGENT_REFERENCE_FAULT={fault} exec '{}' \"$@\"\n",
+        common::reference().display()
+    );
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
+/// Runs the gate and the cases whose ids start with `only`, in process.
+fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
+    let schemas = agent_conform::schema::Schemas::compile().expect("the schemas compile");
+    let mut suite = agent_conform::case::load(&[], &schemas).expect("the suite loads");
+    suite.cases.retain(|c| c.gate || c.id.starts_with(only));
+    let options = agent_conform::execute::Options {
+        timeout: Duration::from_secs(30),
+        info_timeout: Duration::from_secs(10),
+        keep_temp: false,
+        jobs: 2,
+        seed: 1,
+        sandbox_base: sandboxes.to_path_buf(),
+        fail_fast: false,
+        confine: false,
+    };
+    agent_conform::execute::run(
+        plugin,
+        &suite,
+        &schemas,
+        &options,
+        &agent_conform::report::progress::Silent,
+    )
+}
+
+/// The step a reproduce line belongs to.
+fn step_of<'a>(run: &'a RunReport, line: &str) -> &'a StepReport {
+    run.cases
+        .iter()
+        .flat_map(|c| &c.steps)
+        .find(|s| s.reproduce.as_deref() == Some(line))
+        .unwrap_or_else(|| panic!("no step has {line}"))
+}
+
+#[cfg(unix)]
+#[test]
+fn the_printed_reproduce_line_reruns_a_failed_step_exactly() {
+    // Each fault fails a case in a different way: a non-zero exit with a
+    // message on stderr; a wrong answer on stdout after an earlier step
+    // wrote the session; a property (generated chunks, saved stdin).
+    for (fault, only) in [
+        (
+            "uninstall-fails-when-not-installed",
+            "hooks.lifecycle.uninstall-when-not-installed",
+        ),
+        (
+            "read-session-corrupt-native",
+            "core.session.write-then-read",
+        ),
+        ("reassemble-no-separator", "core.chunk.round-trip"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let plugin = one_fault_plugin(dir.path(), fault);
+        let sandboxes = dir.path().join("sandboxes");
+        std::fs::create_dir(&sandboxes).unwrap();
+        let report = run(&plugin, only, &sandboxes);
+        assert!(report.failed(false), "{fault}: the run fails");
+        let text = Human {
+            color: false,
+            verbosity: Verbosity::Quiet,
+            strict: false,
+        }
+        .render(&report);
+        let lines = reproduce_lines(&text);
+        assert!(!lines.is_empty(), "{fault}: no reproduce line in\n{text}");
+        for line in lines {
+            let step = step_of(&report, &line);
+            let (script, number) = script_and_number(&line);
+            let output = script.parent().unwrap().join("output");
+            let recorded_out = std::fs::read(output.join(format!("{number}.stdout"))).unwrap();
+            let recorded_err = std::fs::read(output.join(format!("{number}.stderr"))).unwrap();
+            assert_eq!(recorded_out.len(), step.stdout_bytes, "{fault}: {line}");
+            assert_eq!(recorded_err.len(), step.stderr_bytes, "{fault}: {line}");
+
+            // Run the line as printed, from elsewhere, with the caller's
+            // environment (PATH and the rest), as a user would.
+            let rerun = Command::new("sh")
+                .arg("-c")
+                .arg(&line)
+                .current_dir(dir.path())
+                .output()
+                .expect("sh runs");
+            let what = format!("{fault}: {line}");
+            assert_eq!(rerun.status.code(), step.exit_code, "{what}: exit code");
+            assert_eq!(rerun.stdout, recorded_out, "{what}: stdout");
+            // The command first, on one line, then the plugin's stderr.
+            let printed = format!("+ {}\n", step.command).into_bytes();
+            assert!(
+                rerun.stderr.starts_with(&printed),
+                "{what}: the command is printed first:\n{}",
+                String::from_utf8_lossy(&rerun.stderr)
+            );
+            assert_eq!(
+                rerun.stderr[printed.len()..],
+                recorded_err,
+                "{what}: stderr"
+            );
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn reports_and_scripts_name_only_what_the_harness_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = one_fault_plugin(dir.path(), "uninstall-fails-when-not-installed");
+    let sandboxes = dir.path().join("sandboxes");
+    std::fs::create_dir(&sandboxes).unwrap();
+    let secret = "canary-value-5f2e";
+    let git_secret = "/git-canary-value-77a1";
+    let path_dir = dir.path().join("path-canary-9c3d");
+    std::fs::create_dir(&path_dir).unwrap();
+    let path = format!(
+        "{}:{}",
+        path_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut texts = Vec::new();
+    for format in [&["-v"][..], &["--format", "json"][..]] {
+        let out = common::harness()
+            .args(format)
+            .args(["--only", "hooks.lifecycle.*", "--color", "never"])
+            .arg("--sandbox-dir")
+            .arg(&sandboxes)
+            .arg(&plugin)
+            .env("AGENT_CONFORM_CANARY", secret)
+            .env("GIT_CANARY_DIR", git_secret)
+            .env("PATH", &path)
+            .output()
+            .expect("agent-conform runs");
+        assert_eq!(out.status.code(), Some(1));
+        texts.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    let mut scripts = 0;
+    for entry in std::fs::read_dir(&sandboxes).unwrap().flatten() {
+        let script = entry.path().join("reproduce.sh");
+        if let Ok(text) = std::fs::read_to_string(&script) {
+            // The removed variable is named, never its value.
+            assert!(text.contains("GIT_CANARY_DIR"), "{text}");
+            texts.push(text);
+            scripts += 1;
+        }
+    }
+    assert!(scripts > 0, "no reproduce.sh was kept");
+    for text in &texts {
+        for leak in [secret, git_secret, &path_dir.display().to_string()] {
+            assert!(!text.contains(leak), "{leak} leaked into:\n{text}");
+        }
+    }
+    // The full command line is still printed with -v, and kept in JSON.
+    assert!(texts[0].contains("ENTIRE_REPO_ROOT="), "{}", texts[0]);
+    assert!(texts[1].contains("ENTIRE_REPO_ROOT="), "{}", texts[1]);
+}
