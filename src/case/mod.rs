@@ -7,8 +7,8 @@
 //! new checks are new YAML. See README.md, "Writing a case", for the format.
 //!
 //! The module is three files with one job each: this one is the model (what
-//! a case may say); [`load`] reads the embedded suite and `--cases`
-//! directories into it; [`validate`] refuses what serde alone cannot (unknown
+//! a case may say); `load` reads the embedded suite and `--cases`
+//! directories into it; `validate` refuses what serde alone cannot (unknown
 //! schemas, bad placeholders, references to later steps). Imports go one way:
 //! the case model uses [`crate::template`], never the reverse.
 

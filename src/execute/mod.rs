@@ -1,0 +1,565 @@
+//! Executes a suite against one plugin: the gate first (`info`, as the host's
+//! discovery does), then every case in its own sandbox, in parallel, with
+//! results kept in suite order.
+//!
+//! This file schedules and concludes cases (the job pool, units of a split
+//! round trip, outcomes, sandboxes kept or not); `step` runs one step of a
+//! case, `transcripts` the passes of a `for_each_transcript` case, and
+//! `property` the round trips. Each adds its own `impl Run` to the one
+//! `Run` defined here.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::breaker::Breaker;
+use crate::case::{
+    Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample,
+    Severity, Source, Suite,
+};
+use crate::checks::{self, Finding, StepContext, Verdict};
+use crate::discovery;
+use crate::generate::{self, Corpus, Input};
+use crate::report::progress::Progress;
+use crate::repro;
+use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::roundtrip;
+use crate::runner::{self, Invocation, Termination};
+use crate::sandbox::{self, Sandbox};
+use crate::schema::Schemas;
+use crate::template::{Bindings, Template, expand_json};
+use crate::userdata::UserData;
+
+mod property;
+mod step;
+mod transcripts;
+
+use step::{action_report, step_report};
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Deadline of every invocation but `info`.
+    pub timeout: Duration,
+    /// Deadline of `info` (the host's discovery gives it 10 s).
+    pub info_timeout: Duration,
+    /// Keep every sandbox, not only those of cases that did not pass.
+    pub keep_temp: bool,
+    /// Cases run at once.
+    pub jobs: usize,
+    /// Seed of the generated inputs.
+    pub seed: u64,
+    /// Where sandboxes are made.
+    pub sandbox_base: PathBuf,
+    /// Stop at the first failed case (cases already running finish).
+    pub fail_fast: bool,
+    /// Confine the plugin's writes to its sandbox (see [`crate::confine`]).
+    pub confine: bool,
+}
+
+/// Shared, read-only state of a run.
+struct Run<'a> {
+    progress: &'a dyn Progress,
+    reaper: sandbox::Reaper,
+    plugin: &'a Path,
+    samples: &'a [Sample],
+    schemas: &'a Schemas,
+    fixtures: &'a Fixtures,
+    options: &'a Options,
+    info: Value,
+    /// Timed-out subcommands and `--fail-fast` (see [`crate::breaker`]).
+    breaker: Breaker,
+}
+
+/// Runs the suite; never fails: every problem ends up in the report.
+pub fn run(
+    plugin: &Path,
+    suite: &Suite,
+    schemas: &Schemas,
+    options: &Options,
+    progress: &dyn Progress,
+) -> RunReport {
+    let start = Instant::now();
+    let mut run = Run {
+        progress,
+        reaper: sandbox::Reaper::start(),
+        plugin,
+        samples: &suite.samples,
+        schemas,
+        fixtures: &suite.fixtures,
+        options,
+        info: Value::Null,
+        breaker: Breaker::new(options.fail_fast),
+    };
+    let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
+    let mut reports = Vec::new();
+    let mut blocked = None;
+    for gate in gates {
+        let Finished { report, json, .. } = run.case(gate, None, &AtomicUsize::new(0));
+        if report.outcome == CaseOutcome::Failed {
+            blocked.get_or_insert_with(|| {
+                format!("not run: {} failed ({})", report.id, report.summary_line())
+            });
+        } else if let Some(json) = json {
+            run.info = json;
+        }
+        reports.push(report);
+    }
+    let info = (!run.info.is_null()).then(|| run.info.clone());
+    let rest = match blocked {
+        Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
+        None => run.parallel(&cases),
+    };
+    reports.extend(rest);
+    run.progress.done();
+    run.reaper.finish();
+    let invocations = reports
+        .iter()
+        .flat_map(|c| c.steps.iter().map(|s| s.duration))
+        .sum();
+    RunReport {
+        plugin: plugin.to_path_buf(),
+        info,
+        cases: reports,
+        wall: start.elapsed(),
+        invocations,
+        jobs: options.jobs,
+        seed: options.seed,
+        peak_rss_bytes: crate::results::peak_rss_bytes(),
+    }
+}
+
+fn not_run(case: &Case, reason: &str) -> CaseReport {
+    report_shell(case, CaseOutcome::NotRun(reason.to_string()))
+}
+
+fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
+    CaseReport {
+        id: case.id.clone(),
+        title: case.title.clone(),
+        spec: case.spec.clone(),
+        capability: case.group().to_string(),
+        severity: case.severity,
+        outcome,
+        note: None,
+        duration: Duration::ZERO,
+        steps: Vec::new(),
+        sandbox: None,
+    }
+}
+
+impl Run<'_> {
+    /// Runs cases on `jobs` threads; results land in their suite slots. A
+    /// round trip over several inputs is split into units, one per input,
+    /// which the pool schedules like cases, so that no long property holds
+    /// the wall while the other workers idle; its units are merged back into
+    /// one case in input order.
+    fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
+        let units: Vec<usize> = cases.iter().map(|c| self.units(c)).collect();
+        let slots: Vec<Mutex<Vec<Option<Finished>>>> = units
+            .iter()
+            .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
+            .collect();
+        let remaining: Vec<AtomicUsize> = units.iter().map(|&n| AtomicUsize::new(n)).collect();
+        // The longest work first, so that no worker is left with a long case
+        // at the end while the others idle; the report keeps suite order.
+        let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
+        for (i, &n) in units.iter().enumerate() {
+            match n {
+                0 => tasks.push((i, None)),
+                n => tasks.extend((0..n).map(|u| (i, Some(u)))),
+            }
+        }
+        tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
+        let next = AtomicUsize::new(0);
+        let workers = self.options.jobs.clamp(1, tasks.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    loop {
+                        let n = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(&(i, unit)) = tasks.get(n) else {
+                            break;
+                        };
+                        let finished = self.case(cases[i], unit, &remaining[i]);
+                        if let Ok(mut slot) = slots[i].lock() {
+                            slot[unit.unwrap_or(0)] = Some(finished);
+                        }
+                    }
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .zip(cases)
+            .map(|(slot, case)| {
+                let parts: Option<Vec<Finished>> =
+                    slot.into_inner().ok().and_then(|v| v.into_iter().collect());
+                match parts {
+                    Some(mut parts) if parts.len() == 1 => parts.remove(0).report,
+                    Some(parts) => self.merge_units(case, parts),
+                    None => not_run(case, "the worker running this case stopped"),
+                }
+            })
+            .collect()
+    }
+
+    /// How many units a case is split into: one per input of a round trip
+    /// over several inputs; 0 (not split) for everything else.
+    fn units(&self, case: &Case) -> usize {
+        match self.round_trip(case) {
+            Some(trip) if trip.inputs.len() > 1 => trip.inputs.len(),
+            _ => 0,
+        }
+    }
+
+    /// The units of a split round trip as one case: their invocations in
+    /// input order, the rules that span inputs judged on all of them.
+    fn merge_units(&self, case: &Case, parts: Vec<Finished>) -> CaseReport {
+        let stopped = parts.iter().find_map(|p| match &p.report.outcome {
+            CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_) => Some(p.report.clone()),
+            _ => None,
+        });
+        let mut tally = roundtrip::Tally::default();
+        let mut verdict = roundtrip::Verdict::default();
+        let mut merged = report_shell(case, CaseOutcome::Passed);
+        for part in parts {
+            tally.add(&part.tally.unwrap_or_default());
+            verdict.steps.extend(part.report.steps);
+            merged.duration += part.report.duration;
+            merged.note = merged.note.or(part.report.note);
+            merged.sandbox = merged.sandbox.or(part.report.sandbox);
+        }
+        if let Some(trip) = self.round_trip(case) {
+            roundtrip::judge(&trip.as_inputs(), &tally, &mut verdict);
+        }
+        merged.note = merged.note.or(verdict.note);
+        merged.steps = verdict.steps;
+        merged.steps.iter_mut().for_each(|r| downgrade(case, r));
+        merged.outcome = match (worst(&merged.steps), stopped) {
+            (CaseOutcome::Failed, _) | (_, None) => worst(&merged.steps),
+            (_, Some(report)) => report.outcome,
+        };
+        merged
+    }
+
+    /// About how many invocations a case makes, to schedule the long ones
+    /// first: a round trip makes several, a `for_each` step one per item, a
+    /// `for_each_transcript` case its steps once per transcript.
+    fn weight(&self, case: &Case) -> usize {
+        let steps: usize = case
+            .steps
+            .iter()
+            .map(|step| match &step.value.for_each {
+                Some(pointer) => self
+                    .info
+                    .pointer(pointer)
+                    .and_then(Value::as_array)
+                    .map_or(1, Vec::len),
+                None => 1,
+            })
+            .sum();
+        let passes = match case.for_each_transcript {
+            Some(_) => 1 + self.samples.len(),
+            None => 1,
+        };
+        let property = match case.property {
+            Some(_) => 8,
+            None => 0,
+        };
+        property + steps * passes
+    }
+
+    /// Runs one case, or one unit of it, telling the progress line (a split
+    /// case counts once: when its last unit ends). `remaining` counts the
+    /// case's units still to finish.
+    fn case(&self, case: &Case, unit: Option<usize>, remaining: &AtomicUsize) -> Finished {
+        self.progress.started(&case.id);
+        let finished = self.run_case(case, unit);
+        self.breaker
+            .finished(&case.id, finished.report.outcome == CaseOutcome::Failed);
+        if unit.is_none() || remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.progress.finished(&case.id);
+        }
+        finished
+    }
+
+    /// Runs one case (or one unit of a split round trip); returns its report,
+    /// the last step's stdout JSON and the unit's tally.
+    fn run_case(&self, case: &Case, unit: Option<usize>) -> Finished {
+        let start = Instant::now();
+        let stopped = |outcome| Finished {
+            report: report_shell(case, outcome),
+            json: None,
+            tally: None,
+        };
+        if let Some(cap) = &case.capability
+            && self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true))
+        {
+            let reason = format!("capability {cap} is not declared in info");
+            return stopped(CaseOutcome::Skipped(reason));
+        }
+        if let Some(reason) = self.breaker.stopped() {
+            return stopped(CaseOutcome::NotRun(reason));
+        }
+        let mut sandbox =
+            match Sandbox::create(&sandbox_prefix(&case.id), &self.options.sandbox_base) {
+                Ok(sandbox) => sandbox,
+                Err(err) => {
+                    let reason = format!("could not create a sandbox: {err}");
+                    return stopped(CaseOutcome::NotRun(reason));
+                }
+            };
+        if self.options.confine
+            && let Err(err) = sandbox.confine()
+        {
+            let reason = format!("could not confine the plugin: {err} (--no-confine runs without)");
+            return stopped(CaseOutcome::NotRun(reason));
+        }
+        let mut state = CaseState {
+            unit,
+            ..CaseState::default()
+        };
+        let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
+        if let Some(report) = strays(case, &sandbox) {
+            state.reports.push(report);
+            outcome = worst(&state.reports);
+        }
+        let mut report = report_shell(case, outcome);
+        report.note = note;
+        report.steps = state.reports;
+        if keep_sandbox(&report.outcome, state.cut.is_some()) || self.options.keep_temp {
+            save_stdin(&state.stdin_files);
+            repro::keep(sandbox.root(), &case.id, &mut report.steps);
+            sandbox.keep();
+            report.sandbox = Some(sandbox.root().to_path_buf());
+        }
+        repro::release(&mut report.steps);
+        report.duration = start.elapsed();
+        self.reaper.dispose(sandbox);
+        Finished {
+            report,
+            json: state.last_json,
+            tally: state.tally,
+        }
+    }
+
+    fn steps(
+        &self,
+        case: &Case,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> (CaseOutcome, Option<String>) {
+        if let Some(each) = &case.for_each_transcript {
+            return self.transcript_passes(case, each, sandbox, state);
+        }
+        if let Err(reason) = self.write_files(case, sandbox, state) {
+            return (CaseOutcome::NotRun(reason), None);
+        }
+        let mut note = None;
+        if let Some(property) = &case.property {
+            match self.property(case, property, sandbox, state) {
+                Ok(n) => note = n,
+                Err(skip) => return (CaseOutcome::Skipped(skip), None),
+            }
+            if worst(&state.reports) == CaseOutcome::Failed || state.cut.is_some() {
+                return (conclude(state), note);
+            }
+        }
+        for index in 0..case.steps.len() {
+            match self.step(case, index, sandbox, state) {
+                StepEnd::Continue => {}
+                StepEnd::Stop => break,
+                StepEnd::Refused(outcome, note) => {
+                    let finding = match outcome {
+                        RefusalOutcome::Pass => None,
+                        RefusalOutcome::Warning => Some(Finding::warning(note.clone())),
+                        RefusalOutcome::Note => Some(Finding::note(note.clone())),
+                    };
+                    if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
+                        finding.cap(case.severity);
+                        last.findings.push(finding);
+                    }
+                    return (worst(&state.reports), Some(note));
+                }
+            }
+        }
+        (conclude(state), note)
+    }
+}
+
+/// No finding of a case weighs more than the case's severity (a warning
+/// case reports failures as warnings), except the hard ones: a timeout or a
+/// flood breaks the host in every call.
+fn downgrade(case: &Case, report: &mut StepReport) {
+    for f in &mut report.findings {
+        f.cap(case.severity);
+    }
+}
+
+/// A failure when the plugin wrote outside the repository, HOME and TMPDIR
+/// of its sandbox (through `../` from the repository, say): in every case,
+/// since on a user's machine such a write changes files that are not the
+/// plugin's.
+fn strays(case: &Case, sandbox: &Sandbox) -> Option<StepReport> {
+    let strays = sandbox.strays();
+    if strays.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = strays.iter().map(|p| p.display().to_string()).collect();
+    let reason = format!(
+        "the plugin wrote outside its repository, HOME and TMPDIR: {}",
+        list.join(", ")
+    );
+    let mut report = action_report("sandbox check", vec![Finding::hard(reason)]);
+    downgrade(case, &mut report);
+    Some(report)
+}
+
+/// Remembers a step's stdin for its reproduce command. Stdin up to 8 MiB
+/// (the 5 MiB hostile payloads included) is kept in memory and written only
+/// if the sandbox is kept: most cases pass, and writing their stdin would
+/// cost more than running them. Larger stdin (the opt-in large transcripts)
+/// is written at once, so that memory never holds one longer than its
+/// invocation needs it.
+fn defer_stdin(files: &mut Vec<(PathBuf, runner::Bytes)>, path: &Path, bytes: &runner::Bytes) {
+    const KEEP_IN_MEMORY: usize = 8 << 20;
+    if bytes.len() <= KEEP_IN_MEMORY {
+        files.push((path.to_path_buf(), bytes.clone()));
+    } else {
+        let _ = std::fs::write(path, bytes.as_slice());
+    }
+}
+
+/// Writes the saved stdin of each step into the sandbox, for the reproduce
+/// commands of a kept sandbox. A case that passes and is deleted never pays
+/// for these writes.
+fn save_stdin(files: &[(PathBuf, runner::Bytes)]) {
+    for (path, bytes) in files {
+        let _ = std::fs::write(path, bytes.as_slice());
+    }
+}
+
+/// What one case (or one unit of a split round trip) leaves behind.
+struct Finished {
+    report: CaseReport,
+    /// The last step's stdout JSON (the gate's is the plugin's `info`).
+    json: Option<Value>,
+    /// A unit's tally, for the rules that span the inputs of its case.
+    tally: Option<roundtrip::Tally>,
+}
+
+/// A round trip's inputs, owned, with what the round trip needs to judge.
+struct RoundTrip<'a> {
+    corpus: RoundTripCorpus,
+    inputs: Vec<(String, Input)>,
+    max_sizes: &'a [usize],
+    seed: u64,
+    have_samples: bool,
+}
+
+impl RoundTrip<'_> {
+    fn as_inputs(&self) -> roundtrip::Inputs<'_> {
+        roundtrip::Inputs {
+            corpus: self.corpus,
+            inputs: &self.inputs,
+            max_sizes: self.max_sizes,
+            seed: self.seed,
+            have_samples: self.have_samples,
+        }
+    }
+}
+
+/// The transcript of one pass of a `for_each_transcript` case.
+struct Pass {
+    /// 1 for the generic transcript, then one per sample.
+    number: usize,
+    /// The sample's path; none for the generic transcript.
+    sample: Option<String>,
+    /// The file name (`{{transcript_name}}`).
+    name: String,
+    /// Its bytes (`current_transcript`).
+    bytes: Arc<[u8]>,
+    /// The pass's own scratch directory (`{{tmp}}`), where the transcript
+    /// is written, so that passes do not see each other's files.
+    tmp: PathBuf,
+}
+
+/// What the case keeps between steps.
+#[derive(Default)]
+struct CaseState {
+    /// The unit of a split round trip this run is (its input's index).
+    unit: Option<usize>,
+    /// That unit's tally.
+    tally: Option<roundtrip::Tally>,
+    /// The current transcript of a `for_each_transcript` case.
+    pass: Option<Pass>,
+    /// Where each step's stdin goes if the sandbox is kept, and the bytes.
+    stdin_files: Vec<(PathBuf, runner::Bytes)>,
+    user: UserData,
+    captures: BTreeMap<String, Value>,
+    stdouts: BTreeMap<String, Vec<u8>>,
+    reports: Vec<StepReport>,
+    last_json: Option<Value>,
+    /// Why the case stopped before a call the breaker refused.
+    cut: Option<String>,
+}
+
+enum StepEnd {
+    Continue,
+    Stop,
+    Refused(RefusalOutcome, String),
+}
+
+/// The case's outcome: its findings', or not run when the breaker stopped it
+/// before anything failed.
+fn conclude(state: &CaseState) -> CaseOutcome {
+    match (worst(&state.reports), &state.cut) {
+        (CaseOutcome::Failed, _) | (_, None) => worst(&state.reports),
+        (_, Some(reason)) => CaseOutcome::NotRun(format!("not run: {reason}")),
+    }
+}
+
+/// A sandbox is kept when its case did not pass, unless the breaker stopped
+/// the case: it then holds nothing to look at.
+fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
+    match outcome {
+        CaseOutcome::Passed => false,
+        CaseOutcome::NotRun(_) => !cut,
+        _ => true,
+    }
+}
+
+/// The outcome implied by the findings so far (already capped at the
+/// case's severity by [`downgrade`]).
+fn worst(reports: &[StepReport]) -> CaseOutcome {
+    let heaviest = reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .map(|f| f.severity)
+        .max();
+    match heaviest {
+        None => CaseOutcome::Passed,
+        Some(Severity::Note) => CaseOutcome::Note,
+        Some(Severity::Warning) => CaseOutcome::Warning,
+        Some(Severity::Failure) => CaseOutcome::Failed,
+    }
+}
+
+/// A file-name-safe prefix for a case's sandbox directory.
+fn sandbox_prefix(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect()
+}

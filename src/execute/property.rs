@@ -1,0 +1,146 @@
+//! Property cases: the round trips over generated inputs, fixtures and the
+//! plugin's own samples, whole or one input (unit) at a time, and the
+//! invocations they make outside the YAML steps.
+
+use super::*;
+
+impl Run<'_> {
+    /// Runs a property; `Err` skips the case with the reason.
+    pub(super) fn property(
+        &self,
+        case: &Case,
+        property: &Property,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> Result<Option<String>, String> {
+        let seed = self.options.seed;
+        let mut count = 0;
+        let stdin_files = &mut state.stdin_files;
+        let mut invoke = |call: roundtrip::Call| {
+            count += 1;
+            self.run_raw(&case.id, sandbox, call, count, stdin_files)
+        };
+        if let Property::LargeRoundTrip { mib, max_sizes } = property {
+            let verdict = roundtrip::large(*mib, max_sizes, seed, &mut invoke);
+            return Ok(self.record(case, verdict, state));
+        }
+        let Some(trip) = self.round_trip(case) else {
+            return Err("no sample transcripts of the plugin's own: name them with \
+                 `transcripts:` in a --cases file"
+                .to_string());
+        };
+        let inputs = trip.as_inputs();
+        let verdict = match state.unit {
+            None => roundtrip::run(inputs, self.schemas, &mut invoke),
+            Some(unit) => {
+                let mut verdict = roundtrip::Verdict::default();
+                let tally = roundtrip::run_input(
+                    &inputs,
+                    unit,
+                    self.schemas,
+                    &mut invoke,
+                    &mut verdict.steps,
+                );
+                state.tally = Some(tally);
+                verdict
+            }
+        };
+        Ok(self.record(case, verdict, state))
+    }
+
+    /// The round trip of a case with a `round_trip` property, and its
+    /// inputs; none for other cases, or when the corpus has no input (no
+    /// sample of the plugin's own).
+    pub(super) fn round_trip<'c>(&self, case: &'c Case) -> Option<RoundTrip<'c>> {
+        let Some(Property::RoundTrip {
+            corpus,
+            fixtures,
+            max_sizes,
+        }) = &case.property
+        else {
+            return None;
+        };
+        let seed = self.options.seed;
+        let own = |shape, name: &str, bytes: &[u8]| {
+            let input = Input {
+                shape,
+                bytes: bytes.to_vec(),
+                max_sizes: Vec::new(),
+            };
+            (format!("{shape} {name}"), input)
+        };
+        let inputs: Vec<(String, Input)> = match corpus {
+            RoundTripCorpus::Jsonl => labelled(generate::corpus(Corpus::Jsonl, seed), seed),
+            RoundTripCorpus::Bytes => labelled(generate::corpus(Corpus::Bytes, seed), seed),
+            RoundTripCorpus::Samples => self
+                .samples
+                .iter()
+                .map(|s| own("sample", &s.name, &s.bytes))
+                .collect(),
+            RoundTripCorpus::Fixtures => fixtures
+                .iter()
+                .filter_map(|name| Some(own("fixture", name, self.fixtures.get(name)?)))
+                .collect(),
+        };
+        (!inputs.is_empty()).then_some(RoundTrip {
+            corpus: *corpus,
+            inputs,
+            max_sizes,
+            seed,
+            have_samples: !self.samples.is_empty(),
+        })
+    }
+
+    /// Adds a property's invocations to the case; returns its note.
+    pub(super) fn record(
+        &self,
+        case: &Case,
+        verdict: roundtrip::Verdict,
+        state: &mut CaseState,
+    ) -> Option<String> {
+        for mut report in verdict.steps {
+            if let Some(reason) = crate::breaker::refused_reason(&report) {
+                state.cut.get_or_insert(reason);
+                continue;
+            }
+            downgrade(case, &mut report);
+            state.reports.push(report);
+        }
+        verdict.note
+    }
+
+    /// One invocation outside the YAML steps (properties): saves stdin,
+    /// runs, and applies the host's universal rules.
+    pub(super) fn run_raw(
+        &self,
+        case_id: &str,
+        sandbox: &Sandbox,
+        call: roundtrip::Call,
+        count: usize,
+        stdin_files: &mut Vec<(PathBuf, runner::Bytes)>,
+    ) -> (runner::Outcome, StepReport) {
+        if let Some(reason) = self.breaker.refuse(&call.args) {
+            return crate::breaker::refused_call(call.label, reason);
+        }
+        let file = sandbox.stdin_dir().join(format!("p{count}.stdin"));
+        defer_stdin(stdin_files, &file, &call.stdin);
+        let mut inv = self.invocation(sandbox, call.args, self.options.timeout);
+        inv.stdin = Some(call.stdin);
+        inv.stdout_limit = call.stdout_limit;
+        inv.expect_stdout = call.expect_stdout;
+        let outcome = runner::run(&inv);
+        self.breaker
+            .record(case_id, &inv.args, inv.timeout, &outcome);
+        let mut report = step_report(call.label, &inv, &outcome, Some(&file));
+        report.findings = checks::universal(inv.timeout.as_secs_f64(), &outcome);
+        (outcome, report)
+    }
+}
+
+/// Labels generated inputs with the seed and their shape.
+pub(super) fn labelled(inputs: Vec<Input>, seed: u64) -> Vec<(String, Input)> {
+    inputs
+        .into_iter()
+        .map(|i| (format!("seed {seed}, {}", i.shape), i))
+        .collect()
+}

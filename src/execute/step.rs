@@ -1,0 +1,450 @@
+//! One step of a case: a harness action or an invocation of the plugin,
+//! prepared from the case's templates and sources, checked, and reported.
+
+use super::*;
+
+impl Run<'_> {
+    /// An invocation of the plugin in the sandbox, with the host's limits.
+    pub(super) fn invocation(
+        &self,
+        sandbox: &Sandbox,
+        args: Vec<String>,
+        timeout: Duration,
+    ) -> Invocation {
+        let mut inv = Invocation::new(self.plugin.to_path_buf(), args, sandbox.repo(), timeout);
+        inv.env = sandbox.env();
+        inv.env_remove = sandbox::env_remove();
+        inv.confine = sandbox.confinement().cloned();
+        inv
+    }
+
+    pub(super) fn write_files(
+        &self,
+        case: &Case,
+        sandbox: &Sandbox,
+        state: &CaseState,
+    ) -> Result<(), String> {
+        let bindings = self.bindings(sandbox, state, None);
+        for setup in &case.files {
+            let path = Template::parse(&setup.path)
+                .and_then(|t| t.expand(&bindings))
+                .map(PathBuf::from)?;
+            let Some(content) = &setup.content else {
+                std::fs::create_dir_all(&path)
+                    .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+                continue;
+            };
+            let bytes = self.resolve(content, &bindings, state)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+            std::fs::write(&path, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn bindings<'s>(
+        &'s self,
+        sandbox: &Sandbox,
+        state: &'s CaseState,
+        item: Option<&'s Value>,
+    ) -> Bindings<'s> {
+        let (tmp, transcript) = match &state.pass {
+            Some(pass) => (
+                pass.tmp.display().to_string(),
+                Some((
+                    pass.tmp.join(&pass.name).display().to_string(),
+                    pass.name.clone(),
+                )),
+            ),
+            None => (sandbox.work().display().to_string(), None),
+        };
+        Bindings {
+            item,
+            transcript,
+            repo: sandbox.repo().display().to_string(),
+            home: sandbox.home().display().to_string(),
+            tmp,
+            info: &self.info,
+            captures: &state.captures,
+            fixtures: self.fixtures,
+        }
+    }
+
+    pub(super) fn resolve(
+        &self,
+        source: &Source,
+        b: &Bindings<'_>,
+        state: &CaseState,
+    ) -> Result<Vec<u8>, String> {
+        match source {
+            Source::Text(text) => Ok(Template::parse(text)?.expand(b)?.into_bytes()),
+            Source::Fixture(name) => self
+                .fixtures
+                .get(name)
+                .map(|bytes| bytes.to_vec())
+                .ok_or_else(|| format!("no fixture named {name:?}")),
+            Source::Json(value) => Ok(expand_json(value, b)?.to_string().into_bytes()),
+            Source::PaddedJson { json, bytes } => padded(&expand_json(json, b)?, *bytes),
+            Source::StdoutOf(step) => state
+                .stdouts
+                .get(step)
+                .map(|bytes| bytes.to_vec())
+                .ok_or_else(|| format!("step {step:?} has not run")),
+            Source::File(path) => {
+                let path = Template::parse(path)?.expand(b)?;
+                std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}"))
+            }
+            Source::Path(path) => self
+                .fixtures
+                .file(path)
+                .map(|bytes| bytes.to_vec())
+                .ok_or_else(|| format!("no file {path}")),
+            Source::CurrentTranscript => state
+                .pass
+                .as_ref()
+                .map(|pass| pass.bytes.to_vec())
+                .ok_or_else(|| "no current transcript outside for_each_transcript".to_string()),
+        }
+    }
+
+    /// Runs step `index`: an action, one invocation, or one per element.
+    pub(super) fn step(
+        &self,
+        case: &Case,
+        index: usize,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> StepEnd {
+        let step = &case.steps[index].value;
+        if let Some(action) = &step.action {
+            return self.action(case, index, action, sandbox, state);
+        }
+        let Some(pointer) = &step.for_each else {
+            return self.invoke(case, index, None, sandbox, state);
+        };
+        let Some(items) = self.info.pointer(pointer).and_then(Value::as_array) else {
+            let reason = format!("info output has no array at {pointer} to run this step for");
+            state
+                .reports
+                .push(setup_failure(&case.step_name(index), &[], reason));
+            return StepEnd::Stop;
+        };
+        for (n, item) in items.iter().enumerate() {
+            match self.invoke(case, index, Some((n, item)), sandbox, state) {
+                StepEnd::Continue => {}
+                other => return other,
+            }
+        }
+        StepEnd::Continue
+    }
+
+    /// Runs a harness action and records its findings as a step.
+    pub(super) fn action(
+        &self,
+        case: &Case,
+        index: usize,
+        action: &Action,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> StepEnd {
+        let start = Instant::now();
+        let findings = match action {
+            Action::Snapshot(name) => {
+                state.user.snapshot(name, sandbox);
+                Vec::new()
+            }
+            Action::PlantProtectedDirs => state.user.plant_protected_dirs(&self.info, sandbox),
+            Action::PlantUserData { since } => state.user.plant_since(since, sandbox),
+            Action::VerifyUserData => state.user.verify(),
+            Action::CheckLeftovers { since } => state.user.leftovers(since, sandbox),
+            Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
+            Action::CheckFileName => discovery::check_file_name(self.plugin),
+            Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
+            Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
+        };
+        let mut report = action_report(&case.step_name(index), findings);
+        report.duration = start.elapsed();
+        downgrade(case, &mut report);
+        let failed = report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Failure);
+        state.reports.push(report);
+        if failed {
+            StepEnd::Stop
+        } else {
+            StepEnd::Continue
+        }
+    }
+
+    /// Runs the plugin once for step `index` (element `item` of a for_each).
+    pub(super) fn invoke(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> StepEnd {
+        let step = &case.steps[index].value;
+        let base = case.step_name(index);
+        let mut name = match item {
+            Some((_, value)) => format!("{base} [{}]", crate::template::value_text(value)),
+            None => base.clone(),
+        };
+        if let Some(sample) = state.pass.as_ref().and_then(|p| p.sample.as_ref()) {
+            name = format!("{name} [sample {sample}]");
+        }
+        let prepared = self.prepare(case, index, item, sandbox, state);
+        let (inv, stdin_file) = match prepared {
+            Ok((inv, Some(file))) => {
+                if let Some(bytes) = &inv.stdin {
+                    defer_stdin(&mut state.stdin_files, &file, bytes);
+                }
+                (inv, Some(file))
+            }
+            Ok(prepared) => prepared,
+            Err(reason) => {
+                let args = step.args.clone().unwrap_or_default();
+                state.reports.push(setup_failure(&name, &args, reason));
+                return StepEnd::Stop;
+            }
+        };
+        if let Some(reason) = self.breaker.refuse(&inv.args) {
+            state.cut = Some(reason);
+            return StepEnd::Stop;
+        }
+        let outcome = runner::run(&inv);
+        self.breaker
+            .record(&case.id, &inv.args, inv.timeout, &outcome);
+        let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
+        let resolve = |s: &Source| self.resolve(s, &bindings, state);
+        let ctx = StepContext {
+            step,
+            timeout_secs: inv.timeout.as_secs_f64(),
+            schemas: self.schemas,
+            bindings: &bindings,
+            resolve: &resolve,
+            severity: case.severity,
+            capability: case.capability.as_deref(),
+            refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
+        };
+        let verdict = checks::check(&ctx, &outcome);
+        let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
+        let end = match verdict {
+            Verdict::Refused(refusal) => self.refusal(refusal),
+            Verdict::Checked(findings, json) => {
+                report.findings = findings;
+                let captured = capture(step, json.as_ref(), &mut state.captures);
+                report.findings.extend(captured);
+                state.last_json = json;
+                let failed = report
+                    .findings
+                    .iter()
+                    .any(|f| f.severity == Severity::Failure);
+                if failed {
+                    StepEnd::Stop
+                } else {
+                    StepEnd::Continue
+                }
+            }
+        };
+        downgrade(case, &mut report);
+        state.stdouts.insert(base, outcome.stdout);
+        state.reports.push(report);
+        end
+    }
+
+    /// The outcome of an accepted refusal, given the plugin's own samples.
+    pub(super) fn refusal(&self, refusal: crate::case::Refusal) -> StepEnd {
+        match refusal.with_samples {
+            Some(outcome) if !self.samples.is_empty() => StepEnd::Refused(
+                outcome,
+                format!(
+                    "{}; its own sample transcripts are checked instead",
+                    refusal.note
+                ),
+            ),
+            _ => StepEnd::Refused(refusal.outcome, refusal.note),
+        }
+    }
+
+    /// Builds the invocation of step `index` and saves its stdin to a file.
+    pub(super) fn prepare(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &CaseState,
+    ) -> Result<(Invocation, Option<PathBuf>), String> {
+        let step = &case.steps[index].value;
+        let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
+        let args = step
+            .args
+            .iter()
+            .flatten()
+            .map(|a| Template::parse(a).and_then(|t| t.expand(&bindings)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let stdin = match &step.stdin {
+            Some(source) => Some(self.resolve(source, &bindings, state)?),
+            None => None,
+        };
+        let stdin_file = match &stdin {
+            Some(_) => {
+                let pass = state
+                    .pass
+                    .as_ref()
+                    .map_or(String::new(), |p| format!("t{}-", p.number));
+                let file = match item {
+                    Some((n, _)) => format!("{pass}{}-{}.stdin", index + 1, n + 1),
+                    None => format!("{pass}{}.stdin", index + 1),
+                };
+                Some(sandbox.stdin_dir().join(file))
+            }
+            None => None,
+        };
+        let timeout = if args.first().map(String::as_str) == Some("info") {
+            self.options.info_timeout
+        } else {
+            self.options.timeout
+        };
+        let mut inv = self.invocation(sandbox, args, timeout);
+        inv.stdin = stdin.map(Arc::new);
+        Ok((inv, stdin_file))
+    }
+}
+
+/// The report of one invocation, before its findings.
+pub(super) fn step_report(
+    name: String,
+    inv: &Invocation,
+    outcome: &runner::Outcome,
+    stdin_file: Option<&Path>,
+) -> StepReport {
+    StepReport {
+        name,
+        args: inv.args.clone(),
+        command: repro::command_line(inv, stdin_file),
+        replay: Some(repro::Replay::of(inv, stdin_file)),
+        reproduce: None,
+        printed: repro::Printed::of(outcome),
+        exit_code: outcome.exit_code(),
+        termination: termination_label(&outcome.termination).to_string(),
+        duration: outcome.elapsed,
+        stdout_bytes: outcome.stdout.len(),
+        stderr_bytes: outcome.stderr.len(),
+        stderr_excerpt: checks::excerpt(&outcome.stderr),
+        findings: Vec::new(),
+    }
+}
+
+/// Adds a string field to a JSON object until it is `bytes` long. The
+/// padding is spliced into the serialized text rather than serialized, which
+/// keeps a 5 MiB payload cheap to build.
+pub(super) fn padded(value: &Value, bytes: usize) -> Result<Vec<u8>, String> {
+    let Value::Object(map) = value else {
+        return Err("padded_json needs a JSON object".to_string());
+    };
+    let mut map = map.clone();
+    map.remove(PADDING_KEY);
+    let text = Value::Object(map).to_string();
+    let field = format!("\"{PADDING_KEY}\":\"");
+    // `{` + the padding field + the rest of the object (its other fields).
+    let rest = &text[1..];
+    let separator = if rest == "}" { "" } else { "," };
+    let fixed = 1 + field.len() + 1 + separator.len() + rest.len();
+    let mut out = Vec::with_capacity(bytes.max(fixed));
+    out.push(b'{');
+    out.extend_from_slice(field.as_bytes());
+    out.resize(out.len() + bytes.saturating_sub(fixed), b'x');
+    out.push(b'"');
+    out.extend_from_slice(separator.as_bytes());
+    out.extend_from_slice(rest.as_bytes());
+    Ok(out)
+}
+
+/// The field `padded_json` fills.
+pub(super) const PADDING_KEY: &str = "agent_conform_padding";
+
+/// Stores the step's captures; a missing value is a failure of the step.
+pub(super) fn capture(
+    step: &crate::case::Step,
+    json: Option<&Value>,
+    captures: &mut BTreeMap<String, Value>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (name, pointer) in &step.capture {
+        match json.and_then(|j| j.pointer(pointer)) {
+            Some(value) => {
+                captures.insert(name.clone(), value.clone());
+            }
+            None if json.is_some() => findings.push(Finding::failure(format!(
+                "stdout has no value at {pointer}, which later steps need"
+            ))),
+            None => {}
+        }
+    }
+    findings
+}
+
+/// The report of a harness action (no invocation).
+pub(super) fn action_report(name: &str, findings: Vec<Finding>) -> StepReport {
+    StepReport {
+        name: name.to_string(),
+        args: Vec::new(),
+        command: String::new(),
+        replay: None,
+        reproduce: None,
+        printed: None,
+        exit_code: None,
+        termination: "action".to_string(),
+        duration: Duration::ZERO,
+        stdout_bytes: 0,
+        stderr_bytes: 0,
+        stderr_excerpt: String::new(),
+        findings,
+    }
+}
+
+/// The report of a step whose invocation could not be prepared.
+pub(super) fn setup_failure(name: &str, args: &[String], reason: String) -> StepReport {
+    let finding = Finding::failure(format!("could not prepare the invocation: {reason}"));
+    StepReport {
+        args: args.to_vec(),
+        termination: "not-started".to_string(),
+        ..action_report(name, vec![finding])
+    }
+}
+
+pub(super) fn termination_label(t: &Termination) -> &'static str {
+    match t {
+        Termination::Exited(Some(_)) => "exited",
+        Termination::Exited(None) => "signal",
+        Termination::TimedOut => "timed-out",
+        Termination::SpawnFailed(_) => "not-started",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded;
+
+    #[test]
+    fn padded_json_has_the_exact_size_and_stays_valid() {
+        for value in [
+            serde_json::json!({}),
+            serde_json::json!({"session_id": "s", "n": [1, 2]}),
+        ] {
+            let bytes = padded(&value, 4096).unwrap();
+            assert_eq!(bytes.len(), 4096);
+            let parsed: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            for (k, v) in value.as_object().unwrap() {
+                assert_eq!(&parsed[k], v);
+            }
+        }
+    }
+}

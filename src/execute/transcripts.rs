@@ -1,0 +1,123 @@
+//! Cases that run over transcripts (`for_each_transcript`): one pass over
+//! the generic transcript, then one per sample of the plugin's own, and what
+//! a refusal of the generic one means.
+
+use super::*;
+
+impl Run<'_> {
+    /// Runs the steps once per transcript: the generic one, then each of the
+    /// plugin's own samples, each pass with its own `{{tmp}}` and captures.
+    pub(super) fn transcript_passes(
+        &self,
+        case: &Case,
+        each: &EachTranscript,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> (CaseOutcome, Option<String>) {
+        let generic = self
+            .fixtures
+            .get(&each.generic)
+            .cloned()
+            .unwrap_or_default();
+        let mut passes = vec![(None, file_name(&each.generic), generic)];
+        passes.extend(
+            self.samples
+                .iter()
+                .map(|s| (Some(s.name.clone()), file_name(&s.name), s.bytes.clone())),
+        );
+        let mut note = None;
+        for (number, (sample, name, bytes)) in passes.into_iter().enumerate() {
+            let tmp = sandbox.work().join(format!("transcript-{}", number + 1));
+            let written = std::fs::create_dir_all(&tmp)
+                .and_then(|()| std::fs::write(tmp.join(&name), &bytes))
+                .map_err(|e| format!("cannot write the transcript into {}: {e}", tmp.display()));
+            let generic = sample.is_none();
+            state.pass = Some(Pass {
+                number: number + 1,
+                sample,
+                name,
+                bytes,
+                tmp,
+            });
+            state.captures.clear();
+            state.stdouts.clear();
+            if let Err(reason) = written.and_then(|()| self.write_files(case, sandbox, state)) {
+                return (CaseOutcome::NotRun(reason), None);
+            }
+            let refused = self.pass_steps(case, sandbox, state);
+            if state.cut.is_some() {
+                break;
+            }
+            if generic && let Some(step) = refused {
+                note = Some(self.generic_refused(case, each, &step, state));
+            }
+        }
+        state.pass = None;
+        (conclude(state), note)
+    }
+
+    /// Runs the steps of one pass; returns the step at which the plugin
+    /// refused the transcript, if it did.
+    pub(super) fn pass_steps(
+        &self,
+        case: &Case,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> Option<String> {
+        for index in 0..case.steps.len() {
+            match self.step(case, index, sandbox, state) {
+                StepEnd::Continue => {}
+                StepEnd::Stop => return None,
+                StepEnd::Refused(..) => return Some(case.step_name(index)),
+            }
+        }
+        None
+    }
+
+    /// The plugin refused the generic transcript, which the host never sends
+    /// it: with samples, only a note on the case; without, the capability is
+    /// unverified, which the case reports at `each.unverified`.
+    pub(super) fn generic_refused(
+        &self,
+        case: &Case,
+        each: &EachTranscript,
+        step: &str,
+        state: &mut CaseState,
+    ) -> String {
+        if !self.samples.is_empty() {
+            return format!(
+                "the plugin refused the generic transcript {} at {step} (another agent's format, \
+                 which the host never sends it); its own samples were checked instead",
+                each.generic
+            );
+        }
+        let said = state
+            .reports
+            .last()
+            .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
+            .map(|l| format!(" (\"{}\")", l.trim()))
+            .unwrap_or_default();
+        let message = format!(
+            "the plugin refused the generic transcript {} at {step}{said} (another agent's \
+             format, or a subcommand that does not work) and names no sample transcript of its \
+             own, so {}, which info declares, is unverified; name one in a --cases file: \
+             `transcripts: [samples/<a transcript of yours>]`",
+            each.generic,
+            case.group()
+        );
+        let mut finding = Finding {
+            severity: each.unverified,
+            ..Finding::failure(message.clone())
+        };
+        finding.cap(case.severity);
+        if let Some(last) = state.reports.last_mut() {
+            last.findings.push(finding);
+        }
+        message
+    }
+}
+
+/// The last component of a display path.
+pub(super) fn file_name(path: &str) -> String {
+    path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
+}
