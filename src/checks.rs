@@ -91,8 +91,9 @@ impl Finding {
 pub enum Verdict {
     /// Checked; the findings (possibly none) and the decoded stdout JSON.
     Checked(Vec<Finding>, Option<Value>),
-    /// The plugin refused cleanly and the step allows it.
-    Refused(Refusal),
+    /// The plugin refused cleanly and the step allows it; the findings of
+    /// the host's universal rules (a traceback, a silent refusal) stand.
+    Refused(Refusal, Vec<Finding>),
 }
 
 /// Resolves a [`Source`] to bytes at run time.
@@ -129,14 +130,17 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
     if code != Some(0)
         && let Some(refusal) = &ctx.step.on_refusal
     {
-        return Verdict::Refused(refusal.clone());
+        return Verdict::Refused(refusal.clone(), findings);
     }
     if code != Some(0) && ctx.refusable {
-        return Verdict::Refused(Refusal {
-            outcome: RefusalOutcome::Pass,
-            note: "the plugin refused the transcript".to_string(),
-            with_samples: None,
-        });
+        return Verdict::Refused(
+            Refusal {
+                outcome: RefusalOutcome::Pass,
+                note: "the plugin refused the transcript".to_string(),
+                with_samples: None,
+            },
+            findings,
+        );
     }
     match (ctx.step.expect.exit, code) {
         (ExitExpect::Success, Some(0)) | (ExitExpect::Any, Some(0)) => {}
@@ -204,7 +208,9 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
     }
     if let Some(code) = out.exit_code() {
         if code != 0 && String::from_utf8_lossy(&out.stderr).trim().is_empty() {
-            findings.push(Finding::failure(format!(
+            // The call fails in the host either way; silence only takes the
+            // user's clue away: a warning.
+            findings.push(Finding::warning(format!(
                 "exited {code} with nothing on stderr: the host shows stderr to the user \
                  as the error, so a silent failure leaves them nothing to act on"
             )));

@@ -235,7 +235,10 @@ impl Run<'_> {
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
         let end = match verdict {
-            Verdict::Refused(refusal) => self.refusal(refusal),
+            Verdict::Refused(refusal, findings) => {
+                report.findings = findings;
+                self.refusal(refusal)
+            }
             Verdict::Checked(findings, json) => {
                 report.findings = findings;
                 let captured = capture(step, json.as_ref(), &mut state.captures);
