@@ -225,18 +225,33 @@ impl Run<'_> {
             _ => None,
         });
         let mut tally = roundtrip::Tally::default();
-        let mut verdict = roundtrip::Verdict::default();
+        let mut steps = Vec::new();
         let mut merged = report_shell(case, CaseOutcome::Passed);
+        // The rules across inputs speak at the last step of the last unit
+        // that refused an input (its sandbox was kept for that), else at the
+        // last step.
+        let mut target = None;
         for part in parts {
-            tally.add(&part.tally.unwrap_or_default());
-            verdict.steps.extend(part.report.steps);
+            let unit = part.tally.unwrap_or_default();
+            tally.add(&unit);
+            steps.extend(part.report.steps);
+            if !unit.refused.is_empty() {
+                target = steps.len().checked_sub(1);
+            }
             merged.duration += part.report.duration;
             merged.note = merged.note.or(part.report.note);
             merged.sandbox = merged.sandbox.or(part.report.sandbox);
         }
-        if let Some(trip) = self.round_trip(case) {
+        let mut verdict = roundtrip::Verdict::default();
+        let at = target.or(steps.len().checked_sub(1));
+        if let (Some(trip), Some(at)) = (self.round_trip(case), at) {
+            verdict.steps.push(steps[at].clone());
             roundtrip::judge(&trip.as_inputs(), &tally, &mut verdict);
+            if let Some(judged) = verdict.steps.pop() {
+                steps[at] = judged;
+            }
         }
+        verdict.steps = steps;
         merged.note = merged.note.or(verdict.note);
         merged.steps = verdict.steps;
         merged.steps.iter_mut().for_each(|r| downgrade(case, r));
@@ -332,7 +347,10 @@ impl Run<'_> {
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
-        if keep_sandbox(&report.outcome, state.cut.is_some()) || self.options.keep_temp {
+        // A unit that refused an input keeps its sandbox: the rules across
+        // inputs may speak at its step once the units are merged.
+        let refused = state.tally.as_ref().is_some_and(|t| !t.refused.is_empty());
+        if keep_sandbox(&report.outcome, state.cut.is_some()) || refused || self.options.keep_temp {
             save_stdin(&state.stdin_files);
             repro::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();

@@ -91,20 +91,31 @@ impl Run<'_> {
                 each.generic
             );
         }
-        let said = state
-            .reports
-            .last()
-            .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
-            .map(|l| format!(" (\"{}\")", l.trim()))
-            .unwrap_or_default();
-        let message = format!(
-            "the plugin refused the generic transcript {} at {step}{said} (another agent's \
-             format, or a subcommand that does not work) and names no sample transcript of its \
-             own, so {}, which info declares, is unverified; name one in a --cases file: \
-             `transcripts: [samples/<a transcript of yours>]`",
-            each.generic,
-            case.group()
-        );
+        let message = if each.unverified == Severity::Note {
+            // The capability's warning says it all; the other cases note it.
+            format!(
+                "the plugin refused the generic transcript {} at {step}; {} is unverified \
+                 (see the capability's warning)",
+                each.generic,
+                case.group()
+            )
+        } else {
+            // The JSON report carries no stderr, so the message quotes it.
+            let said = state
+                .reports
+                .last()
+                .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
+                .map(|l| format!(" (\"{}\")", shorten(l.trim(), 100)))
+                .unwrap_or_default();
+            format!(
+                "the plugin refused the generic transcript {} at {step}{said}: another agent's \
+                 format, or a subcommand that does not work; with no sample transcript of its \
+                 own, {}, which info declares, is unverified; name one in a --cases file: \
+                 `transcripts: [samples/<a transcript of yours>]`",
+                each.generic,
+                case.group()
+            )
+        };
         let mut finding = Finding {
             severity: each.unverified,
             ..Finding::failure(message.clone())
@@ -114,6 +125,14 @@ impl Run<'_> {
             last.findings.push(finding);
         }
         message
+    }
+}
+
+/// At most `max` characters of `text`, with an ellipsis when cut.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
     }
 }
 
