@@ -92,21 +92,7 @@ const REFUSED: &str = "not-run";
 /// ([`refused_reason`]) and reports the case as not run.
 pub fn refused_call(label: String, reason: String) -> (Outcome, StepReport) {
     let outcome = Outcome::empty(Termination::SpawnFailed(reason.clone()));
-    let report = StepReport {
-        name: label,
-        args: Vec::new(),
-        command: String::new(),
-        replay: None,
-        reproduce: None,
-        printed: None,
-        exit_code: None,
-        termination: REFUSED.to_string(),
-        duration: Duration::ZERO,
-        stdout_bytes: 0,
-        stderr_bytes: 0,
-        stderr_excerpt: String::new(),
-        findings: vec![Finding::failure(reason)],
-    };
+    let report = StepReport::without_invocation(&label, REFUSED, vec![Finding::failure(reason)]);
     (outcome, report)
 }
 

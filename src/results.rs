@@ -81,6 +81,28 @@ pub struct StepReport {
     pub findings: Vec<Finding>,
 }
 
+impl StepReport {
+    /// A step with no invocation behind it (a harness action, a call that
+    /// was never made), `termination` saying which.
+    pub fn without_invocation(name: &str, termination: &str, findings: Vec<Finding>) -> StepReport {
+        StepReport {
+            name: name.to_string(),
+            args: Vec::new(),
+            command: String::new(),
+            replay: None,
+            reproduce: None,
+            printed: None,
+            exit_code: None,
+            termination: termination.to_string(),
+            duration: Duration::ZERO,
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            stderr_excerpt: String::new(),
+            findings,
+        }
+    }
+}
+
 /// One case as reported.
 #[derive(Debug, Clone, Serialize)]
 pub struct CaseReport {

@@ -396,21 +396,7 @@ pub(super) fn capture(
 
 /// The report of a harness action (no invocation).
 pub(super) fn action_report(name: &str, findings: Vec<Finding>) -> StepReport {
-    StepReport {
-        name: name.to_string(),
-        args: Vec::new(),
-        command: String::new(),
-        replay: None,
-        reproduce: None,
-        printed: None,
-        exit_code: None,
-        termination: "action".to_string(),
-        duration: Duration::ZERO,
-        stdout_bytes: 0,
-        stderr_bytes: 0,
-        stderr_excerpt: String::new(),
-        findings,
-    }
+    StepReport::without_invocation(name, "action", findings)
 }
 
 /// The report of a step whose invocation could not be prepared.
