@@ -54,8 +54,9 @@ pub enum Corpus {
 pub struct Input {
     /// What it is, for messages (`mixed`, `one-line`, ...).
     pub shape: &'static str,
-    /// The bytes.
-    pub bytes: Vec<u8>,
+    /// The bytes, shared: every chunk call of the input sends them as its
+    /// stdin without a copy.
+    pub bytes: std::sync::Arc<Vec<u8>>,
     /// The `--max-size` values that tell something for this input (empty:
     /// the caller's own choice, as for samples).
     pub max_sizes: Vec<usize>,
@@ -66,7 +67,7 @@ impl Input {
     fn new(shape: &'static str, bytes: Vec<u8>, sizes: &[usize]) -> Input {
         let mut input = Input {
             shape,
-            bytes,
+            bytes: std::sync::Arc::new(bytes),
             max_sizes: Vec::new(),
         };
         let longest = input.longest_line().max(1);
@@ -272,7 +273,7 @@ mod tests {
     #[test]
     fn jsonl_lines_are_json_objects() {
         for input in corpus(Corpus::Jsonl, 7) {
-            let text = String::from_utf8(input.bytes.clone()).unwrap();
+            let text = String::from_utf8(input.bytes.to_vec()).unwrap();
             for line in text.split('\n').filter(|l| !l.is_empty()) {
                 let value: serde_json::Value =
                     serde_json::from_str(line.trim_end_matches('\r')).unwrap();
@@ -286,7 +287,7 @@ mod tests {
         use base64::Engine;
         for seed in 0..50 {
             let inputs = corpus(Corpus::Bytes, seed);
-            let b64 = base64::engine::general_purpose::STANDARD.encode(&inputs[1].bytes);
+            let b64 = base64::engine::general_purpose::STANDARD.encode(inputs[1].bytes.as_slice());
             assert!(b64.contains('+') && b64.contains('/'), "seed {seed}");
         }
     }
@@ -295,7 +296,7 @@ mod tests {
     fn the_mixed_jsonl_carries_every_shape() {
         for seed in 0..50 {
             let mixed = &corpus(Corpus::Jsonl, seed)[2];
-            let text = String::from_utf8(mixed.bytes.clone()).unwrap();
+            let text = String::from_utf8(mixed.bytes.to_vec()).unwrap();
             assert!(text.contains("\r\n"), "seed {seed}: CRLF");
             assert!(text.contains("\\\""), "seed {seed}: escapes");
             assert!(text.chars().any(|c| c.len_utf8() > 1), "seed {seed}: UTF-8");

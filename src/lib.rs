@@ -4,7 +4,8 @@
 //! - [`runner`] spawns one plugin invocation the way the host does (deadline,
 //!   output limits, process-group kill);
 //! - [`sandbox`] makes the isolated git work tree and HOME each case runs in;
-//!   [`confine`] keeps the plugin's writes inside it (Landlock);
+//!   [`confine`] keeps the plugin's writes inside it (Landlock); [`depot`]
+//!   makes sandboxes ahead of the cases and deletes them after;
 //! - [`case`] is the YAML case model, its loader and its validator;
 //!   [`template`] its placeholders, [`fixtures`] the files cases refer to;
 //! - [`schema`] compiles the JSON Schemas and decodes output as the host does;
@@ -29,6 +30,7 @@ pub mod case;
 pub mod checks;
 pub mod confine;
 pub mod coverage;
+pub mod depot;
 pub mod discover;
 pub mod discovery;
 pub mod execute;

@@ -249,7 +249,7 @@ fn attempt(
     invoke: &mut Invoke<'_>,
     steps: &mut Vec<StepReport>,
 ) -> Attempt {
-    let stdin: Bytes = Arc::new(input.bytes.clone());
+    let stdin: Bytes = input.bytes.clone();
     let max_text = max.to_string();
     let args = ["chunk-transcript", "--max-size", max_text.as_str()];
     let (out, mut report) = invoke(Call::new(format!("chunk [{what}]"), &args, stdin));

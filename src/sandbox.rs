@@ -12,8 +12,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{OnceLock, mpsc};
-use std::thread;
+use std::sync::OnceLock;
 
 use crate::confine::Confinement;
 
@@ -199,42 +198,6 @@ fn remove(path: &Path) -> io::Result<()> {
         fs::remove_dir_all(path)
     } else {
         fs::remove_file(path)
-    }
-}
-
-/// Deletes sandboxes on a background thread, so that a case's clean-up
-/// does not hold up the next case. [`Reaper::finish`] waits for the last
-/// deletion: nothing is left behind when the run ends.
-pub struct Reaper {
-    tx: Option<mpsc::Sender<Sandbox>>,
-    handle: Option<thread::JoinHandle<()>>,
-}
-
-impl Reaper {
-    /// Starts the deleting thread.
-    pub fn start() -> Reaper {
-        let (tx, rx) = mpsc::channel::<Sandbox>();
-        let handle = thread::spawn(move || rx.into_iter().for_each(drop));
-        Reaper {
-            tx: Some(tx),
-            handle: Some(handle),
-        }
-    }
-
-    /// Hands a sandbox over for deletion (a kept one stays on disk). Should
-    /// the thread be gone, the sandbox is dropped, so deleted, right here.
-    pub fn dispose(&self, sandbox: Sandbox) {
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(sandbox);
-        }
-    }
-
-    /// Waits until every sandbox handed over is deleted.
-    pub fn finish(mut self) {
-        self.tx.take();
-        if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
-        }
     }
 }
 

@@ -262,3 +262,45 @@ fn a_name_not_on_path_exits_2_and_lists_what_is_there() {
         .code(2)
         .stderr(predicate::str::contains("not executable"));
 }
+
+/// The sandboxes left on disk after a run are exactly the ones the report
+/// names: those of the cases that did not pass. Passed and skipped cases
+/// leave none, and neither do the sandboxes made ahead for cases that
+/// `--fail-fast` then stopped.
+#[test]
+fn the_sandboxes_left_are_exactly_those_the_report_names() {
+    let plugin = common::reference();
+    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "session-id-wrong")];
+    for extra in [&["-j", "2"][..], &["-j", "1", "--fail-fast"][..]] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = dir.path().to_str().expect("utf-8 temp dir");
+        let mut args = vec!["--sandbox-dir", base];
+        args.extend_from_slice(extra);
+        let run = common::run_json(&plugin, &args, &fault);
+        assert_eq!(run.code, 1, "{extra:?}");
+        let cases = run.report["cases"].as_array().cloned().unwrap_or_default();
+        let named: std::collections::BTreeSet<PathBuf> = cases
+            .iter()
+            .filter_map(|c| c["sandbox"].as_str().map(PathBuf::from))
+            .collect();
+        let on_disk: std::collections::BTreeSet<PathBuf> = std::fs::read_dir(dir.path())
+            .expect("sandbox dir")
+            .map(|e| e.expect("entry").path().canonicalize().expect("path"))
+            .collect();
+        assert!(
+            !named.is_empty(),
+            "{extra:?}: a failed case keeps its sandbox"
+        );
+        assert_eq!(on_disk, named, "{extra:?}");
+        for case in &cases {
+            let kind = case["outcome"]["kind"].as_str().unwrap_or_default();
+            if matches!(kind, "passed" | "skipped") {
+                assert!(case["sandbox"].is_null(), "{extra:?}: {}", case["id"]);
+            }
+        }
+        assert!(
+            cases.iter().any(|c| c["outcome"]["kind"] == "skipped"),
+            "the reference has no samples, so its own-samples round trip is skipped"
+        );
+    }
+}

@@ -22,6 +22,7 @@ use crate::case::{
     Severity, Source, Suite,
 };
 use crate::checks::{self, Finding, StepContext, Verdict};
+use crate::depot::Depot;
 use crate::discovery;
 use crate::generate::{self, Corpus, Input};
 use crate::report::progress::Progress;
@@ -64,7 +65,8 @@ pub struct Options {
 /// Shared, read-only state of a run.
 struct Run<'a> {
     progress: &'a dyn Progress,
-    reaper: sandbox::Reaper,
+    /// Makes sandboxes ahead of the cases, and deletes them after.
+    depot: Depot,
     plugin: &'a Path,
     samples: &'a [Sample],
     schemas: &'a Schemas,
@@ -73,6 +75,8 @@ struct Run<'a> {
     info: Value,
     /// Timed-out subcommands and `--fail-fast` (see [`crate::breaker`]).
     breaker: Breaker,
+    /// The generated round-trip inputs, made once.
+    corpora: &'a property::Corpora,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -84,9 +88,10 @@ pub fn run(
     progress: &dyn Progress,
 ) -> RunReport {
     let start = Instant::now();
+    let corpora = property::Corpora::new(options.seed);
     let mut run = Run {
         progress,
-        reaper: sandbox::Reaper::start(),
+        depot: Depot::start(sandbox_maker(options)),
         plugin,
         samples: &suite.samples,
         schemas,
@@ -94,21 +99,25 @@ pub fn run(
         options,
         info: Value::Null,
         breaker: Breaker::new(options.fail_fast),
+        corpora: &corpora,
     };
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
     let mut reports = Vec::new();
     let mut blocked = None;
-    for gate in gates {
-        let Finished { report, json, .. } = run.case(gate, None, &AtomicUsize::new(0));
-        if report.outcome == CaseOutcome::Failed {
-            blocked.get_or_insert_with(|| {
-                format!("not run: {} failed ({})", report.id, report.summary_line())
-            });
-        } else if let Some(json) = json {
-            run.info = json;
+    std::thread::scope(|scope| {
+        scope.spawn(|| corpora.warm(&suite.cases));
+        for gate in gates {
+            let Finished { report, json, .. } = run.case(gate, None, None, &AtomicUsize::new(0));
+            if report.outcome == CaseOutcome::Failed {
+                blocked.get_or_insert_with(|| {
+                    format!("not run: {} failed ({})", report.id, report.summary_line())
+                });
+            } else if let Some(json) = json {
+                run.info = json;
+            }
+            reports.push(report);
         }
-        reports.push(report);
-    }
+    });
     let info = (!run.info.is_null()).then(|| run.info.clone());
     let rest = match blocked {
         Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
@@ -116,7 +125,7 @@ pub fn run(
     };
     reports.extend(rest);
     run.progress.done();
-    run.reaper.finish();
+    run.depot.finish();
     let invocations = reports
         .iter()
         .flat_map(|c| c.steps.iter().map(|s| s.duration))
@@ -175,6 +184,11 @@ impl Run<'_> {
             }
         }
         tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
+        let plan = tasks.iter().map(|&(i, _)| {
+            let case = cases[i];
+            self.declared(case).then(|| sandbox_prefix(&case.id))
+        });
+        self.depot.plan(plan.collect());
         let next = AtomicUsize::new(0);
         let workers = self.options.jobs.clamp(1, tasks.len().max(1));
         std::thread::scope(|scope| {
@@ -185,7 +199,7 @@ impl Run<'_> {
                         let Some(&(i, unit)) = tasks.get(n) else {
                             break;
                         };
-                        let finished = self.case(cases[i], unit, &remaining[i]);
+                        let finished = self.case(cases[i], unit, Some(n), &remaining[i]);
                         if let Ok(mut slot) = slots[i].lock() {
                             slot[unit.unwrap_or(0)] = Some(finished);
                         }
@@ -262,20 +276,31 @@ impl Run<'_> {
         merged
     }
 
-    /// About how many invocations a case makes, to schedule the long ones
-    /// first: a round trip makes several, a `for_each` step one per item, a
-    /// `for_each_transcript` case its steps once per transcript.
+    /// About how many invocations' worth of time a case takes, to schedule
+    /// the long ones first: a round trip makes several calls, a `for_each`
+    /// step one per item, a `for_each_transcript` case its steps once per
+    /// transcript; and a large stdin costs about a call per MiB (writing
+    /// it, the plugin reading it), so the 5 MiB hostile cases, which would
+    /// otherwise come last, start early instead of leaving one worker busy
+    /// at the end while the other idles.
     fn weight(&self, case: &Case) -> usize {
         let steps: usize = case
             .steps
             .iter()
-            .map(|step| match &step.value.for_each {
-                Some(pointer) => self
-                    .info
-                    .pointer(pointer)
-                    .and_then(Value::as_array)
-                    .map_or(1, Vec::len),
-                None => 1,
+            .map(|step| {
+                let calls = match &step.value.for_each {
+                    Some(pointer) => self
+                        .info
+                        .pointer(pointer)
+                        .and_then(Value::as_array)
+                        .map_or(1, Vec::len),
+                    None => 1,
+                };
+                let stdin_mib = match &step.value.stdin {
+                    Some(Source::PaddedJson { bytes, .. }) => bytes >> 20,
+                    _ => 0,
+                };
+                calls * (1 + stdin_mib)
             })
             .sum();
         let passes = match case.for_each_transcript {
@@ -283,6 +308,7 @@ impl Run<'_> {
             None => 1,
         };
         let property = match case.property {
+            Some(Property::LargeRoundTrip { mib, .. }) => 8 + 2 * mib,
             Some(_) => 8,
             None => 0,
         };
@@ -290,11 +316,17 @@ impl Run<'_> {
     }
 
     /// Runs one case, or one unit of it, telling the progress line (a split
-    /// case counts once: when its last unit ends). `remaining` counts the
-    /// case's units still to finish.
-    fn case(&self, case: &Case, unit: Option<usize>, remaining: &AtomicUsize) -> Finished {
+    /// case counts once: when its last unit ends). `task` is its place in
+    /// the depot's plan; `remaining` counts the case's units still to finish.
+    fn case(
+        &self,
+        case: &Case,
+        unit: Option<usize>,
+        task: Option<usize>,
+        remaining: &AtomicUsize,
+    ) -> Finished {
         self.progress.started(&case.id);
-        let finished = self.run_case(case, unit);
+        let finished = self.run_case(case, unit, task);
         self.breaker
             .finished(&case.id, finished.report.outcome == CaseOutcome::Failed);
         if unit.is_none() || remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
@@ -303,38 +335,33 @@ impl Run<'_> {
         finished
     }
 
+    /// Whether the capability the case needs (if any) is declared in `info`.
+    fn declared(&self, case: &Case) -> bool {
+        case.capability.as_ref().is_none_or(|cap| {
+            self.info.pointer(&format!("/capabilities/{cap}")) == Some(&Value::Bool(true))
+        })
+    }
+
     /// Runs one case (or one unit of a split round trip); returns its report,
     /// the last step's stdout JSON and the unit's tally.
-    fn run_case(&self, case: &Case, unit: Option<usize>) -> Finished {
+    fn run_case(&self, case: &Case, unit: Option<usize>, task: Option<usize>) -> Finished {
         let start = Instant::now();
         let stopped = |outcome| Finished {
             report: report_shell(case, outcome),
             json: None,
             tally: None,
         };
-        if let Some(cap) = &case.capability
-            && self.info.pointer(&format!("/capabilities/{cap}")) != Some(&Value::Bool(true))
-        {
+        if let Some(cap) = case.capability.as_ref().filter(|_| !self.declared(case)) {
             let reason = format!("capability {cap} is not declared in info");
             return stopped(CaseOutcome::Skipped(reason));
         }
         if let Some(reason) = self.breaker.stopped() {
             return stopped(CaseOutcome::NotRun(reason));
         }
-        let mut sandbox =
-            match Sandbox::create(&sandbox_prefix(&case.id), &self.options.sandbox_base) {
-                Ok(sandbox) => sandbox,
-                Err(err) => {
-                    let reason = format!("could not create a sandbox: {err}");
-                    return stopped(CaseOutcome::NotRun(reason));
-                }
-            };
-        if self.options.confine
-            && let Err(err) = sandbox.confine()
-        {
-            let reason = format!("could not confine the plugin: {err} (--no-confine runs without)");
-            return stopped(CaseOutcome::NotRun(reason));
-        }
+        let mut sandbox = match self.depot.take(task, &sandbox_prefix(&case.id)) {
+            Ok(sandbox) => sandbox,
+            Err(reason) => return stopped(CaseOutcome::NotRun(reason)),
+        };
         let mut state = CaseState {
             unit,
             ..CaseState::default()
@@ -358,7 +385,7 @@ impl Run<'_> {
         }
         repro::release(&mut report.steps);
         report.duration = start.elapsed();
-        self.reaper.dispose(sandbox);
+        self.depot.dispose(sandbox);
         Finished {
             report,
             json: state.last_json,
@@ -542,11 +569,11 @@ fn conclude(state: &CaseState) -> CaseOutcome {
     }
 }
 
-/// A sandbox is kept when its case did not pass, unless the breaker stopped
-/// the case: it then holds nothing to look at.
+/// A sandbox is kept when its case did not pass, unless the case was
+/// skipped or the breaker stopped it: it then holds nothing to look at.
 fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
     match outcome {
-        CaseOutcome::Passed => false,
+        CaseOutcome::Passed | CaseOutcome::Skipped(_) => false,
         CaseOutcome::NotRun(_) => !cut,
         _ => true,
     }
@@ -569,6 +596,23 @@ fn worst(reports: &[StepReport]) -> CaseOutcome {
 }
 
 /// A file-name-safe prefix for a case's sandbox directory.
+/// How the depot makes a case's sandbox: created under the sandbox base and,
+/// unless `--no-confine`, confined.
+fn sandbox_maker(options: &Options) -> Box<crate::depot::Make> {
+    let base = options.sandbox_base.clone();
+    let confine = options.confine;
+    Box::new(move |prefix: &str| {
+        let mut sandbox = Sandbox::create(prefix, &base)
+            .map_err(|err| format!("could not create a sandbox: {err}"))?;
+        if confine {
+            sandbox.confine().map_err(|err| {
+                format!("could not confine the plugin: {err} (--no-confine runs without)")
+            })?;
+        }
+        Ok(sandbox)
+    })
+}
+
 fn sandbox_prefix(id: &str) -> String {
     id.chars()
         .map(|c| {

@@ -2,6 +2,8 @@
 //! plugin's own samples, whole or one input (unit) at a time, and the
 //! invocations they make outside the YAML steps.
 
+use std::sync::OnceLock;
+
 use super::*;
 
 impl Run<'_> {
@@ -64,14 +66,14 @@ impl Run<'_> {
         let own = |shape, name: &str, bytes: &[u8]| {
             let input = Input {
                 shape,
-                bytes: bytes.to_vec(),
+                bytes: Arc::new(bytes.to_vec()),
                 max_sizes: Vec::new(),
             };
             (format!("{shape} {name}"), input)
         };
         let inputs: Vec<(String, Input)> = match corpus {
-            RoundTripCorpus::Jsonl => labelled(generate::corpus(Corpus::Jsonl, seed), seed),
-            RoundTripCorpus::Bytes => labelled(generate::corpus(Corpus::Bytes, seed), seed),
+            RoundTripCorpus::Jsonl => self.corpora.get(Corpus::Jsonl).to_vec(),
+            RoundTripCorpus::Bytes => self.corpora.get(Corpus::Bytes).to_vec(),
             RoundTripCorpus::Samples => self
                 .samples
                 .iter()
@@ -134,6 +136,54 @@ impl Run<'_> {
         let mut report = step_report(call.label, &inv, &outcome, Some(&file));
         report.findings = checks::universal(inv.timeout.as_secs_f64(), &outcome);
         (outcome, report)
+    }
+}
+
+/// The generated corpora of a run, each made once, by the first round trip
+/// that needs it or by [`Corpora::warm`] while the gate runs, and shared by
+/// the units of every case that uses it (an input's bytes are shared, not
+/// copied).
+pub(super) struct Corpora {
+    seed: u64,
+    jsonl: OnceLock<Vec<(String, Input)>>,
+    bytes: OnceLock<Vec<(String, Input)>>,
+}
+
+impl Corpora {
+    /// The corpora of `seed`, none made yet.
+    pub(super) fn new(seed: u64) -> Corpora {
+        Corpora {
+            seed,
+            jsonl: OnceLock::new(),
+            bytes: OnceLock::new(),
+        }
+    }
+
+    /// The inputs of `corpus`, labelled with the seed and their shape.
+    pub(super) fn get(&self, corpus: Corpus) -> &[(String, Input)] {
+        let cell = match corpus {
+            Corpus::Jsonl => &self.jsonl,
+            Corpus::Bytes => &self.bytes,
+        };
+        cell.get_or_init(|| labelled(generate::corpus(corpus, self.seed), self.seed))
+    }
+
+    /// Makes the corpora that `cases` use now: while the gate's single
+    /// `info` call runs, a core is free for it.
+    pub(super) fn warm(&self, cases: &[Case]) {
+        for case in cases {
+            match &case.property {
+                Some(Property::RoundTrip {
+                    corpus: RoundTripCorpus::Jsonl,
+                    ..
+                }) => drop(self.get(Corpus::Jsonl)),
+                Some(Property::RoundTrip {
+                    corpus: RoundTripCorpus::Bytes,
+                    ..
+                }) => drop(self.get(Corpus::Bytes)),
+                _ => {}
+            }
+        }
     }
 }
 
