@@ -112,11 +112,22 @@ fn own_transcript_format_without_samples_passes_with_unverified_warnings() {
 fn own_transcript_format_with_samples_gets_the_full_transcript_checks() {
     // With its samples every transcript check runs on them and passes; the
     // refusal of the generic JSONL is neither a warning nor a note.
-    let run = run_json(&wild("ownformat"), &["--cases", &cases("ownformat")], &[]);
+    let sandboxes = tempfile::tempdir().expect("temp dir");
+    let dir = sandboxes.path().to_str().expect("utf-8 temp dir");
+    let args = ["--cases", &cases("ownformat"), "--sandbox-dir", dir];
+    let run = run_json(&wild("ownformat"), &args, &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new());
     assert_eq!(outcome(&run, "warning"), set(&[]));
     assert_eq!(outcome(&run, "note"), set(&[]));
     assert_eq!(run.code, 0);
+    // Every case passed, so no sandbox is left: not even those of the round
+    // trip's units that refused a generated input (kept until the merged
+    // case was judged).
+    let left: Vec<_> = std::fs::read_dir(sandboxes.path())
+        .expect("sandbox dir")
+        .map(|e| e.map(|e| e.path()))
+        .collect();
+    assert!(left.is_empty(), "sandboxes left behind: {left:?}");
     // The checks really ran on the samples: every transcript case has steps
     // named after a sample, and they passed.
     for id in [

@@ -245,16 +245,19 @@ impl Run<'_> {
         // that refused an input (its sandbox was kept for that), else at the
         // last step.
         let mut target = None;
+        let mut kept = Vec::new();
+        let mut target_sandbox = None;
         for part in parts {
             let unit = part.tally.unwrap_or_default();
             tally.add(&unit);
             steps.extend(part.report.steps);
             if !unit.refused.is_empty() {
                 target = steps.len().checked_sub(1);
+                target_sandbox = part.report.sandbox.clone();
             }
             merged.duration += part.report.duration;
             merged.note = merged.note.or(part.report.note);
-            merged.sandbox = merged.sandbox.or(part.report.sandbox);
+            kept.extend(part.report.sandbox);
         }
         let mut verdict = roundtrip::Verdict::default();
         let at = target.or(steps.len().checked_sub(1));
@@ -273,7 +276,33 @@ impl Run<'_> {
             (CaseOutcome::Failed, _) | (_, None) => worst(&merged.steps),
             (_, Some(report)) => report.outcome,
         };
+        self.settle_unit_sandboxes(&mut merged, kept, target_sandbox);
         merged
+    }
+
+    /// The sandboxes the units of a merged case kept: the case names the one
+    /// where its findings across inputs speak (else the first). A unit that
+    /// refused an input keeps its sandbox in case such a finding comes; when
+    /// the merged case passes after all, they are deleted, as a passing
+    /// case's sandbox is.
+    fn settle_unit_sandboxes(
+        &self,
+        merged: &mut CaseReport,
+        kept: Vec<PathBuf>,
+        target: Option<PathBuf>,
+    ) {
+        let pass = matches!(
+            merged.outcome,
+            CaseOutcome::Passed | CaseOutcome::Skipped(_)
+        );
+        if pass && !self.options.keep_temp {
+            for dir in &kept {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            merged.steps.iter_mut().for_each(|s| s.reproduce = None);
+            return;
+        }
+        merged.sandbox = target.or_else(|| kept.into_iter().next());
     }
 
     /// About how many invocations' worth of time a case takes, to schedule
