@@ -27,7 +27,7 @@ impl Progress for Silent {
     fn done(&self) {}
 }
 
-/// A progress bar on stderr that appears after [`DELAY`].
+/// A progress bar on stderr that appears once a run has taken a second.
 pub struct Bar {
     bar: ProgressBar,
     start: Instant,
