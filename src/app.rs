@@ -321,6 +321,8 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             "create it first, or leave the flag out",
         ));
     }
+    // From here on plugins run: Ctrl-C must not leave one running.
+    crate::interrupt::install();
     // The sandboxes' .git skeleton asks git once whether it is accepted:
     // that runs while the suite loads and the schemas compile.
     let warm = std::thread::spawn(crate::sandbox::warm_up);
@@ -345,6 +347,9 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     };
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
+    // An interrupted run ends where it is stopped, not with a report made
+    // of the calls the interruption cut short.
+    crate::interrupt::hold_if_interrupted();
     if let Some(path) = &args.junit {
         write_junit(path, &report, args.strict)?;
     }
@@ -581,11 +586,14 @@ fn find_on_path(name: &str) -> Result<PathBuf, UsageError> {
 /// `discover`: every entire-agent-* on PATH and the host's verdict.
 fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, UsageError> {
     let path_var = std::env::var_os("PATH").unwrap_or_default();
+    // Every plugin found is run (`info`): Ctrl-C must not leave one running.
+    crate::interrupt::install();
     let options = crate::discover::Options {
         timeout: timeout.unwrap_or(crate::discover::INFO_TIMEOUT),
         sandbox_base: crate::sandbox::default_base(),
     };
     let found = crate::discover::discover(&path_var, &options);
+    crate::interrupt::hold_if_interrupted();
     match format {
         Format::Human => print_stdout(&crate::discover::render_text(&found, &path_var)),
         Format::Json => print_stdout(&crate::discover::render_json(&found)),
@@ -612,14 +620,19 @@ fn print_stdout(text: &str) {
 }
 
 fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCode, UsageError> {
+    let plugin_path = check_plugin(plugin)?;
+    // The plugin is run (`info`): Ctrl-C must not leave it running.
+    crate::interrupt::install();
     let request = crate::init::Request {
-        plugin: check_plugin(plugin)?,
+        plugin: plugin_path,
         plugin_shown: plugin.display().to_string(),
         dir,
         github_workflow: github,
         force,
     };
-    let written = crate::init::run(&request)?;
+    let written = crate::init::run(&request);
+    crate::interrupt::hold_if_interrupted();
+    let written = written?;
     let mut text = String::new();
     for path in &written {
         text.push_str(&format!("wrote {}\n", path.display()));

@@ -22,6 +22,8 @@
 //! - [`coverage`] maps the specification's items to the cases that check them;
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`init`] scaffolds a plugin repository's own cases from its `info`;
+//! - [`interrupt`] ends an interrupted run without leaving plugin processes
+//!   or sandboxes behind;
 //! - [`app`] is the command line.
 
 pub mod app;
@@ -37,6 +39,7 @@ pub mod execute;
 pub mod fixtures;
 pub mod generate;
 pub mod init;
+pub mod interrupt;
 pub mod plugin_path;
 pub mod report;
 pub mod repro;

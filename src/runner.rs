@@ -21,6 +21,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::confine::{self, Confinement};
+use crate::interrupt;
 
 /// The host keeps at most this many bytes of stdout and of stderr (10 MiB).
 pub const OUTPUT_LIMIT: usize = 10 * 1024 * 1024;
@@ -170,10 +171,16 @@ struct Captured {
 /// Runs one invocation to completion (or to its deadline).
 pub fn run(inv: &Invocation) -> Outcome {
     let start = Instant::now();
+    let Some(entry) = interrupt::Entry::enter() else {
+        return spawn_failure(inv, io::Error::other("the run was interrupted"), start);
+    };
     let mut child = match spawn(inv) {
         Ok(child) => child,
         Err(err) => return spawn_failure(inv, err, start),
     };
+    // Killed with the run should it be interrupted (see crate::interrupt).
+    let _group = interrupt::Group::track(child.id(), &entry);
+    drop(entry);
     feed_stdin(&mut child, inv.stdin.clone());
     let flooded = Arc::new(AtomicBool::new(false));
     let stdout_sink = Sink {

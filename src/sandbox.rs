@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use crate::confine::Confinement;
+use crate::interrupt;
 
 /// The protocol version the harness speaks (`ENTIRE_PROTOCOL_VERSION`).
 pub const PROTOCOL_VERSION: &str = "1";
@@ -51,6 +52,8 @@ impl Sandbox {
     /// Creates the directory tree under `base` and makes the repository root
     /// a git work tree.
     pub fn create(prefix: &str, base: &Path) -> io::Result<Sandbox> {
+        let entry =
+            interrupt::Entry::enter().ok_or_else(|| io::Error::other("the run was interrupted"))?;
         let dir = tempfile::Builder::new()
             .prefix(&format!("agent-conform-{prefix}-"))
             .tempdir_in(base)?;
@@ -60,6 +63,7 @@ impl Sandbox {
             root,
             confinement: None,
         };
+        interrupt::track_sandbox(&sandbox.root, &entry);
         for sub in [
             sandbox.repo(),
             sandbox.home(),
@@ -148,7 +152,9 @@ impl Sandbox {
         self.root.join("stdin")
     }
 
-    /// Keeps the directory on disk after the sandbox is dropped.
+    /// Keeps the directory on disk after the sandbox is dropped (until the
+    /// end of the run: an interrupted run deletes it, see
+    /// [`crate::interrupt`]).
     pub fn keep(&mut self) {
         if let Some(dir) = self.dir.take() {
             let _ = dir.keep();
@@ -190,6 +196,16 @@ impl Sandbox {
         env.push(("ENTIRE_PROTOCOL_VERSION".into(), PROTOCOL_VERSION.into()));
         env.push(("ENTIRE_CLI_VERSION".into(), CLI_VERSION.into()));
         env
+    }
+}
+
+impl Drop for Sandbox {
+    /// Deletes the directory unless it was kept.
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            drop(dir);
+            interrupt::forget_sandbox(&self.root);
+        }
     }
 }
 

@@ -374,6 +374,7 @@ impl Run<'_> {
     /// Runs one case (or one unit of a split round trip); returns its report,
     /// the last step's stdout JSON and the unit's tally.
     fn run_case(&self, case: &Case, unit: Option<usize>, task: Option<usize>) -> Finished {
+        crate::interrupt::hold_if_interrupted();
         let start = Instant::now();
         let stopped = |outcome| Finished {
             report: report_shell(case, outcome),
@@ -406,7 +407,13 @@ impl Run<'_> {
         // A unit that refused an input keeps its sandbox: the rules across
         // inputs may speak at its step once the units are merged.
         let refused = state.tally.as_ref().is_some_and(|t| !t.refused.is_empty());
-        if keep_sandbox(&report.outcome, state.cut.is_some()) || refused || self.options.keep_temp {
+        let keep = keep_sandbox(&report.outcome, state.cut.is_some()) || refused;
+        // Writing into the sandbox is an entry: an interrupted run deletes
+        // its sandboxes, and nothing may write one back (crate::interrupt).
+        let entry = (keep || self.options.keep_temp)
+            .then(crate::interrupt::Entry::enter)
+            .flatten();
+        if let Some(_entry) = entry {
             save_stdin(&state.stdin_files);
             repro::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();

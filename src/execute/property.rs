@@ -121,6 +121,7 @@ impl Run<'_> {
         count: usize,
         stdin_files: &mut Vec<(PathBuf, runner::Bytes)>,
     ) -> (runner::Outcome, StepReport) {
+        crate::interrupt::hold_if_interrupted();
         if let Some(reason) = self.breaker.refuse(&call.args) {
             return crate::breaker::refused_call(call.label, reason);
         }

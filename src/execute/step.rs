@@ -118,6 +118,7 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> StepEnd {
+        crate::interrupt::hold_if_interrupted();
         let step = &case.steps[index].value;
         if let Some(action) = &step.action {
             return self.action(case, index, action, sandbox, state);
