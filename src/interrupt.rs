@@ -19,8 +19,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
 /// Set once the run is interrupted: no plugin call or sandbox starts after.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -32,10 +30,6 @@ static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// The sandboxes of the run still on disk.
 static SANDBOXES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// How long the interrupting thread waits for the plugin calls and sandboxes
-/// being started to be registered (each takes well under a millisecond).
-const SETTLE: Duration = Duration::from_secs(2);
 
 /// Permission to start a plugin call, make a sandbox or write into a kept
 /// one, held until the call or sandbox is registered (the writing done): the
@@ -120,59 +114,65 @@ pub fn hold_if_interrupted() {
 /// action, as before.
 pub fn install() {
     #[cfg(unix)]
-    unix::install();
-}
-
-/// Stops the run: see the module's documentation. Never returns.
-fn stop(signal: i32, name: &str) -> ! {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-    let since = Instant::now();
-    while IN_FLIGHT.load(Ordering::SeqCst) > 0 && since.elapsed() < SETTLE {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let groups: Vec<u32> = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
-    for &pid in &groups {
-        kill_group(pid);
-    }
-    let sandboxes: Vec<PathBuf> = SANDBOXES.lock().map(|s| s.clone()).unwrap_or_default();
-    for root in &sandboxes {
-        let _ = std::fs::remove_dir_all(root);
-    }
-    use std::io::IsTerminal;
-    let lead = if std::io::stderr().is_terminal() {
-        "\n"
-    } else {
-        ""
-    };
-    eprintln!(
-        "{lead}agent-conform: interrupted ({name}): stopped {} running plugin call(s) and \
-         deleted {} sandbox(es); no report was written",
-        groups.len(),
-        sandboxes.len()
-    );
-    std::process::exit(128 + signal)
-}
-
-#[cfg(unix)]
-fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: kill(2) with a negative pid signals a process group; it
-        // touches no memory of ours.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(unix::install);
     }
 }
-
-#[cfg(not(unix))]
-fn kill_group(_pid: u32) {}
 
 #[cfg(unix)]
 mod unix {
-    use std::io::Read;
+    use std::io::{IsTerminal, Read};
     use std::os::fd::IntoRawFd;
     use std::os::unix::net::UnixStream;
+    use std::path::PathBuf;
     use std::sync::atomic::{AtomicI32, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::{GROUPS, IN_FLIGHT, INTERRUPTED, SANDBOXES};
+
+    /// How long the interrupting thread waits for the plugin calls and sandboxes
+    /// being started to be registered (each takes well under a millisecond).
+    const SETTLE: Duration = Duration::from_secs(2);
+
+    /// Stops the run: see the module's documentation. Never returns.
+    fn stop(signal: i32, name: &str) -> ! {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        let since = Instant::now();
+        while IN_FLIGHT.load(Ordering::SeqCst) > 0 && since.elapsed() < SETTLE {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let groups: Vec<u32> = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
+        for &pid in &groups {
+            kill_group(pid);
+        }
+        let sandboxes: Vec<PathBuf> = SANDBOXES.lock().map(|s| s.clone()).unwrap_or_default();
+        for root in &sandboxes {
+            let _ = std::fs::remove_dir_all(root);
+        }
+        let lead = if std::io::stderr().is_terminal() {
+            "\n"
+        } else {
+            ""
+        };
+        eprintln!(
+            "{lead}agent-conform: interrupted ({name}): stopped {} running plugin call(s) and \
+             deleted {} sandbox(es); no report was written",
+            groups.len(),
+            sandboxes.len()
+        );
+        std::process::exit(128 + signal)
+    }
+
+    fn kill_group(pid: u32) {
+        if let Ok(pid) = i32::try_from(pid) {
+            // SAFETY: kill(2) with a negative pid signals a process group; it
+            // touches no memory of ours.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
 
     /// The socket the handler writes the signal's number to.
     static WAKE: AtomicI32 = AtomicI32::new(-1);
@@ -201,7 +201,7 @@ mod unix {
                             .iter()
                             .find(|(s, _)| *s == signal)
                             .map_or("a signal", |(_, name)| name);
-                        super::stop(signal, name);
+                        stop(signal, name);
                     }
                 }
             });
@@ -216,8 +216,8 @@ mod unix {
     /// Points `signal` at [`on_signal`].
     fn handle(signal: libc::c_int) {
         // SAFETY: a zeroed sigaction is a valid value to fill in; the handler
-        // is an `extern "C"` function that only calls write(2), which is
-        // async-signal-safe.
+        // is an `extern "C"` function that only calls write(2) and
+        // signal(2), which are async-signal-safe.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
