@@ -115,7 +115,19 @@ pub fn fast_python_path() -> &'static str {
 pub fn run_json(plugin: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = harness();
     cmd.env("PATH", fast_python_path());
-    cmd.arg("--format").arg("json").args(args).arg(plugin);
+    cmd.arg("--format").arg("json").args(args);
+    // The sandboxes the run keeps (those of the cases that did not pass) go
+    // to a directory removed after the run (where sandboxes go by default:
+    // /dev/shm when roomy), not there for good: a test run makes hundreds of
+    // failing cases on purpose.
+    let sandboxes = tempfile::Builder::new()
+        .prefix("agent-conform-test-")
+        .tempdir_in(agent_conform::sandbox::default_base())
+        .expect("a sandbox directory");
+    if !args.contains(&"--sandbox-dir") {
+        cmd.arg("--sandbox-dir").arg(sandboxes.path());
+    }
+    cmd.arg(plugin);
     for (k, v) in env {
         cmd.env(k, v);
     }
