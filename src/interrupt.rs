@@ -19,6 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 /// Set once the run is interrupted: no plugin call or sandbox starts after.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -62,36 +63,38 @@ impl Group {
     /// Registers the process group led by `pid`; `_entry` proves that the
     /// run was not interrupted when the call was spawned.
     pub fn track(pid: u32, _entry: &Entry) -> Group {
-        if let Ok(mut groups) = GROUPS.lock() {
-            groups.push(pid);
-        }
+        register(&GROUPS, pid);
         Group(pid)
     }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
-        if let Ok(mut groups) = GROUPS.lock()
-            && let Some(at) = groups.iter().position(|&g| g == self.0)
-        {
-            groups.swap_remove(at);
-        }
+        unregister(&GROUPS, &self.0);
     }
 }
 
 /// Registers a sandbox made under `_entry`, to be deleted on interruption.
 pub fn track_sandbox(root: &Path, _entry: &Entry) {
-    if let Ok(mut sandboxes) = SANDBOXES.lock() {
-        sandboxes.push(root.to_path_buf());
-    }
+    register(&SANDBOXES, root.to_path_buf());
 }
 
 /// Forgets a sandbox that was deleted.
 pub fn forget_sandbox(root: &Path) {
-    if let Ok(mut sandboxes) = SANDBOXES.lock()
-        && let Some(at) = sandboxes.iter().position(|s| s == root)
+    unregister(&SANDBOXES, &root.to_path_buf());
+}
+
+fn register<T>(registry: &Mutex<Vec<T>>, item: T) {
+    if let Ok(mut items) = registry.lock() {
+        items.push(item);
+    }
+}
+
+fn unregister<T: PartialEq>(registry: &Mutex<Vec<T>>, item: &T) {
+    if let Ok(mut items) = registry.lock()
+        && let Some(at) = items.iter().position(|i| i == item)
     {
-        sandboxes.swap_remove(at);
+        items.swap_remove(at);
     }
 }
 

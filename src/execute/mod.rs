@@ -631,7 +631,6 @@ fn worst(reports: &[StepReport]) -> CaseOutcome {
     }
 }
 
-/// A file-name-safe prefix for a case's sandbox directory.
 /// How the depot makes a case's sandbox: created under the sandbox base and,
 /// unless `--no-confine`, confined.
 fn sandbox_maker(options: &Options) -> Box<crate::depot::Make> {
@@ -649,6 +648,7 @@ fn sandbox_maker(options: &Options) -> Box<crate::depot::Make> {
     })
 }
 
+/// A file-name-safe prefix for a case's sandbox directory.
 fn sandbox_prefix(id: &str) -> String {
     id.chars()
         .map(|c| {

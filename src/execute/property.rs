@@ -63,25 +63,13 @@ impl Run<'_> {
             return None;
         };
         let seed = self.options.seed;
-        let own = |shape, name: &str, bytes: &[u8]| {
-            let input = Input {
-                shape,
-                bytes: Arc::new(bytes.to_vec()),
-                max_sizes: Vec::new(),
-            };
-            (format!("{shape} {name}"), input)
-        };
         let inputs: Vec<(String, Input)> = match corpus {
             RoundTripCorpus::Jsonl => self.corpora.get(Corpus::Jsonl).to_vec(),
             RoundTripCorpus::Bytes => self.corpora.get(Corpus::Bytes).to_vec(),
-            RoundTripCorpus::Samples => self
-                .samples
-                .iter()
-                .map(|s| own("sample", &s.name, &s.bytes))
-                .collect(),
+            RoundTripCorpus::Samples => self.corpora.samples(self.samples).to_vec(),
             RoundTripCorpus::Fixtures => fixtures
                 .iter()
-                .filter_map(|name| Some(own("fixture", name, self.fixtures.get(name)?)))
+                .filter_map(|name| Some(own_input("fixture", name, self.fixtures.get(name)?)))
                 .collect(),
         };
         (!inputs.is_empty()).then_some(RoundTrip {
@@ -140,14 +128,16 @@ impl Run<'_> {
     }
 }
 
-/// The generated corpora of a run, each made once, by the first round trip
-/// that needs it or by [`Corpora::warm`] while the gate runs, and shared by
-/// the units of every case that uses it (an input's bytes are shared, not
-/// copied).
+/// The round-trip inputs of a run that do not depend on the case: the
+/// generated corpora and the plugin's own samples. Each is made once, by the
+/// first round trip that needs it or by [`Corpora::warm`] while the gate
+/// runs, and shared by the units of every case that uses it (an input's
+/// bytes are shared, not copied).
 pub(super) struct Corpora {
     seed: u64,
     jsonl: OnceLock<Vec<(String, Input)>>,
     bytes: OnceLock<Vec<(String, Input)>>,
+    samples: OnceLock<Vec<(String, Input)>>,
 }
 
 impl Corpora {
@@ -157,7 +147,16 @@ impl Corpora {
             seed,
             jsonl: OnceLock::new(),
             bytes: OnceLock::new(),
+            samples: OnceLock::new(),
         }
+    }
+
+    /// The plugin's samples as inputs (the same samples throughout a run).
+    pub(super) fn samples(&self, samples: &[Sample]) -> &[(String, Input)] {
+        self.samples.get_or_init(|| {
+            let input = |s: &Sample| own_input("sample", &s.name, &s.bytes);
+            samples.iter().map(input).collect()
+        })
     }
 
     /// The inputs of `corpus`, labelled with the seed and their shape.
@@ -186,6 +185,17 @@ impl Corpora {
             }
         }
     }
+}
+
+/// A transcript of the plugin's or of the suite's as an input, labelled with
+/// its shape and name, tried at the round trip's own sizes.
+fn own_input(shape: &'static str, name: &str, bytes: &[u8]) -> (String, Input) {
+    let input = Input {
+        shape,
+        bytes: Arc::new(bytes.to_vec()),
+        max_sizes: Vec::new(),
+    };
+    (format!("{shape} {name}"), input)
 }
 
 /// Labels generated inputs with the seed and their shape.
