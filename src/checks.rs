@@ -9,6 +9,7 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::case::{ExitExpect, JsonAssert, Refusal, RefusalOutcome, Severity, Source, Step};
+use crate::host::answers;
 use crate::runner::{OUTPUT_LIMIT, Outcome, Termination};
 use crate::schema::{Schemas, decode_host_json};
 use crate::template::{Bindings, Template, expand_json};
@@ -118,6 +119,9 @@ pub struct StepContext<'a> {
     /// A clean refusal ends the step quietly (the generic transcript of a
     /// `for_each_transcript` case: another agent's format).
     pub refusable: bool,
+    /// An all-zero answer counts as such a refusal too (the first answer of
+    /// a generic pass: the plugin shows it did not read the transcript).
+    pub empty_is_unread: bool,
 }
 
 /// Checks one outcome.
@@ -138,6 +142,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
                 outcome: RefusalOutcome::Pass,
                 note: "the plugin refused the transcript".to_string(),
                 with_samples: None,
+                continue_with: Default::default(),
             },
             findings,
         );
@@ -165,8 +170,38 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         }
         _ => return Verdict::Checked(findings, None),
     }
+    if ctx.empty_is_unread
+        && let Ok(json) = decode_host_json(&out.stdout)
+        && all_zero(&json)
+    {
+        return Verdict::Refused(
+            Refusal {
+                outcome: RefusalOutcome::Pass,
+                note: format!(
+                    "the plugin answered {} (nothing read) for the transcript",
+                    excerpt(&out.stdout).trim()
+                ),
+                with_samples: None,
+                continue_with: Default::default(),
+            },
+            findings,
+        );
+    }
     let json = check_stdout(ctx, out, &mut findings);
     Verdict::Checked(findings, json)
+}
+
+/// Every value zero: `{}`, `null`, 0, "", false, empty lists, all the way
+/// down: an answer that shows nothing was read.
+fn all_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.iter().all(all_zero),
+        Value::Object(map) => map.values().all(all_zero),
+    }
 }
 
 /// The rules the host applies to every call.
@@ -291,26 +326,117 @@ fn check_stdout(
             return None;
         }
     };
+    let mut json = json;
     if let Some(schema) = &expect.stdout_schema {
-        let violations = ctx.schemas.violations(schema, &json);
-        if !violations.is_empty() {
-            findings.push(
-                Finding::failure(format!(
-                    "stdout does not match schema {schema}: {}",
-                    violations[0]
-                ))
-                .diff(
-                    format!("schemas/{schema}.json"),
-                    format!("{}\n\n{}", violations.join("\n"), pretty(&json)),
-                ),
-            );
-            return Some(json);
+        match answers::fields(schema) {
+            Some(fields) => match as_the_host_decodes(ctx, schema, fields, json, findings) {
+                Ok(seen) => json = seen,
+                Err(json) => return Some(json),
+            },
+            None => {
+                let violations = ctx.schemas.violations(schema, &json);
+                if !violations.is_empty() {
+                    findings.push(schema_finding(
+                        Severity::Failure,
+                        schema,
+                        &violations,
+                        &json,
+                    ));
+                    return Some(json);
+                }
+            }
         }
     }
     for assert in &expect.json {
         findings.extend(check_assert(ctx, assert, &json));
     }
     Some(json)
+}
+
+/// Judges an answer the host decodes into a struct (the host layer,
+/// [`answers`]): a decoding failure or a zero value that breaks a command
+/// fails; a missing field that only degrades warns, named as such; what the
+/// documented schema asks beyond that is a written rule the host does not
+/// enforce, a warning. Returns the answer as the host holds it (missing
+/// fields at their zero values), which the assertions then check; or, when
+/// the host cannot decode it, the document as printed.
+fn as_the_host_decodes(
+    ctx: &StepContext<'_>,
+    schema: &str,
+    fields: &[answers::Field],
+    json: Value,
+    findings: &mut Vec<Finding>,
+) -> Result<Value, Value> {
+    let judged = answers::judge(fields, &json);
+    for c in &judged.consequences {
+        let finding = Finding {
+            severity: c.severity,
+            hard: false,
+            message: format!("at {}: {}", c.pointer, c.message),
+            expected: None,
+            actual: None,
+        };
+        findings.push(finding);
+    }
+    if judged.undecodable() {
+        if let Some(last) = findings.last_mut() {
+            let got = pretty(&json);
+            *last = last.clone().diff(format!("schemas/{schema}.json"), got);
+        }
+        return Err(json);
+    }
+    // A value the host layer spoke about is not reported twice.
+    let reported: Vec<String> = judged
+        .consequences
+        .iter()
+        .flat_map(|c| {
+            let name = c.pointer.rsplit('/').next().unwrap_or("");
+            [
+                format!("{name:?} is a required property"),
+                format!("at {}:", c.pointer),
+            ]
+        })
+        .collect();
+    let violations: Vec<String> = ctx
+        .schemas
+        .violations(schema, &json)
+        .into_iter()
+        .filter(|v| !reported.iter().any(|r| v.contains(r.as_str())))
+        .collect();
+    if !violations.is_empty() {
+        findings.push(schema_finding(
+            Severity::Warning,
+            schema,
+            &violations,
+            &json,
+        ));
+    }
+    Ok(judged.seen)
+}
+
+/// A finding for schema violations, with every violation and the document.
+fn schema_finding(
+    severity: Severity,
+    schema: &str,
+    violations: &[String],
+    json: &Value,
+) -> Finding {
+    let message = match severity {
+        Severity::Failure => format!("stdout does not match schema {schema}: {}", violations[0]),
+        _ => format!(
+            "stdout differs from the documented shape (schemas/{schema}.json), which the host's \
+             decoder absorbs: {}",
+            violations[0]
+        ),
+    };
+    Finding {
+        severity,
+        ..Finding::failure(message)
+    }
+    .diff(
+        format!("schemas/{schema}.json"),
+        format!("{}\n\n{}", violations.join("\n"), pretty(json)),
+    )
 }
 
 /// stdout must carry `text`: verbatim, or as the inside of a JSON string

@@ -38,6 +38,7 @@ pub mod discovery;
 pub mod execute;
 pub mod fixtures;
 pub mod generate;
+pub mod host;
 pub mod init;
 pub mod interrupt;
 pub mod plugin_path;

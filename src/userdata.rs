@@ -38,10 +38,16 @@ enum Entry {
 /// A snapshot: sandbox-relative path (`nest/repo/...`, `home/...`) to entry.
 type Tree = BTreeMap<String, Entry>;
 
+/// The text that marks a hook entry: every hook a plugin installs runs
+/// `entire hooks <agent> <hook-name>` (guide, "Hook Installation Patterns").
+pub const HOOK_MARK: &str = "entire hooks ";
+
 /// The user data of one case.
 #[derive(Debug, Default)]
 pub struct UserData {
     snapshots: BTreeMap<String, Tree>,
+    /// Per snapshot, the number of hook entries in each file that has any.
+    marks: BTreeMap<String, BTreeMap<String, usize>>,
     files: BTreeSet<PathBuf>,
     /// JSON files holding the user key: path and whether the user had the
     /// file before the plugin touched it.
@@ -53,7 +59,97 @@ pub struct UserData {
 impl UserData {
     /// Records the current tree under `name`.
     pub fn snapshot(&mut self, name: &str, sandbox: &Sandbox) {
-        self.snapshots.insert(name.to_string(), scan(sandbox));
+        let tree = scan(sandbox);
+        self.marks
+            .insert(name.to_string(), hook_marks(&tree, sandbox));
+        self.snapshots.insert(name.to_string(), tree);
+    }
+
+    /// A failure when any file was created, changed or deleted since the
+    /// snapshot `since` (a second install-hooks must leave every file as
+    /// the first left it: a duplicated hook entry fires every hook twice).
+    pub fn unchanged(&self, since: &str, sandbox: &Sandbox) -> Vec<Finding> {
+        let Some(before) = self.snapshots.get(since) else {
+            return vec![Finding::failure(format!("no snapshot named {since:?}"))];
+        };
+        let now = scan(sandbox);
+        let files = |tree: &Tree| -> BTreeMap<String, u64> {
+            tree.iter()
+                .filter_map(|(rel, e)| match e {
+                    Entry::File(h) => Some((rel.clone(), *h)),
+                    Entry::Dir(_) => None,
+                })
+                .collect()
+        };
+        let (was, is) = (files(before), files(&now));
+        let mut changes = Vec::new();
+        for (rel, hash) in &is {
+            match was.get(rel) {
+                None => changes.push(format!("{rel} (created)")),
+                Some(h) if h != hash => changes.push(format!("{rel} (changed)")),
+                _ => {}
+            }
+        }
+        changes.extend(
+            was.keys()
+                .filter(|r| !is.contains_key(*r))
+                .map(|r| format!("{r} (deleted)")),
+        );
+        if changes.is_empty() {
+            return Vec::new();
+        }
+        let doubled = self.doubled_marks(since, sandbox);
+        vec![Finding::failure(format!(
+            "the second install-hooks changed what the first had installed: {}{doubled}; \
+             hooks must be installed once (a duplicated entry makes the agent fire the hook \
+             twice: a doubled TurnStart records the prompt twice and restarts the turn)",
+            changes.join(", ")
+        ))]
+    }
+
+    /// ", hook entries doubled in FILE (N → M)" when a file holds more hook
+    /// entries now than at snapshot `since`.
+    fn doubled_marks(&self, since: &str, sandbox: &Sandbox) -> String {
+        let was = self.marks.get(since).cloned().unwrap_or_default();
+        let now = hook_marks(&scan(sandbox), sandbox);
+        now.iter()
+            .filter(|(rel, n)| was.get(*rel).is_some_and(|w| *n > w))
+            .map(|(rel, n)| format!("; hook entries in {rel}: {} before, {n} now", was[rel]))
+            .collect()
+    }
+
+    /// After an uninstall: a failure for every hook entry that the install
+    /// added (between the snapshots `before` and `installed`) and that is
+    /// still there; a note when the install added no recognisable entry.
+    pub fn hooks_removed(&self, before: &str, installed: &str, sandbox: &Sandbox) -> Vec<Finding> {
+        let (Some(was), Some(added)) = (self.marks.get(before), self.marks.get(installed)) else {
+            return vec![Finding::failure(format!(
+                "no snapshots named {before:?} and {installed:?}"
+            ))];
+        };
+        let grew = |rel: &String, n: usize| n > was.get(rel).copied().unwrap_or(0);
+        if !added.iter().any(|(rel, n)| grew(rel, *n)) {
+            return vec![Finding::note(format!(
+                "install-hooks added no line running `{}<agent> <hook>` that the harness could \
+                 find, so only are-hooks-installed says whether the hooks are gone",
+                HOOK_MARK.trim_end()
+            ))];
+        }
+        let left: Vec<String> = hook_marks(&scan(sandbox), sandbox)
+            .into_iter()
+            .filter(|(rel, n)| grew(rel, *n))
+            .map(|(rel, n)| format!("{rel} ({n} hook entries)"))
+            .collect();
+        if left.is_empty() {
+            return Vec::new();
+        }
+        vec![Finding::failure(format!(
+            "uninstall-hooks exited 0 but left hook entries of the plugin in {}: the host \
+             reports \"Removed\" and never asks again, so the leftover hooks keep creating \
+             checkpoints after `entire agent remove`, or fail on every agent event after \
+             `entire disable --uninstall`",
+            left.join(", ")
+        ))]
     }
 
     /// A user file in each protected dir of `info`, before the install.
@@ -263,6 +359,19 @@ fn relative(root: &Path, path: &Path) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/")
+}
+
+/// The files of a tree that hold hook entries, and how many each holds.
+fn hook_marks(tree: &Tree, sandbox: &Sandbox) -> BTreeMap<String, usize> {
+    tree.iter()
+        .filter(|(_, e)| matches!(e, Entry::File(_)))
+        .filter_map(|(rel, _)| {
+            let bytes = fs::read(sandbox.root().join(rel)).ok()?;
+            let text = String::from_utf8_lossy(&bytes);
+            let n = text.matches(HOOK_MARK).count();
+            (n > 0).then(|| (rel.clone(), n))
+        })
+        .collect()
 }
 
 fn hash_file(path: &Path) -> u64 {

@@ -110,6 +110,17 @@ pub struct EachTranscript {
     /// and names no sample of its own: `warning` for the one case of a
     /// capability that says so, `note` for the others.
     pub unverified: Severity,
+    /// An all-zero answer (`{}`, position 0, no files) at the first step of
+    /// the generic pass counts as a refusal: the plugin did not read another
+    /// agent's format, and the host never sends it one (host-behaviour,
+    /// "Plugins in the wild"). Off for a case whose first answer is zero by
+    /// design (an offset past the end).
+    #[serde(default = "yes")]
+    pub empty_means_unread: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn generic_transcript() -> String {
@@ -346,6 +357,33 @@ pub enum Action {
         /// The snapshot taken before the install.
         since: String,
     },
+    /// Fails when any file was created, changed or deleted since the
+    /// snapshot (a second install-hooks must change nothing).
+    CheckUnchanged {
+        /// The snapshot taken after the first install.
+        since: String,
+    },
+    /// Fails when a hook entry (`entire hooks <agent> <hook>`) that the
+    /// install added is still in a file after the uninstall.
+    CheckHooksRemoved {
+        /// The snapshot taken before the install.
+        before: String,
+        /// The snapshot taken after it.
+        installed: String,
+    },
+    /// Fails unless the agent could resume from what write-session was
+    /// given: the file at the session reference holds the native data, or
+    /// (for a plugin that keeps sessions elsewhere) the `read` step's
+    /// read-session answer gives it back.
+    ResumesFrom {
+        /// The session file (a template: the session_ref written).
+        file: String,
+        /// The bytes write-session received as native_data.
+        native_data: Source,
+        /// The read-session step that stands in, by name.
+        #[serde(default)]
+        read: Option<String>,
+    },
     /// Empties the repository and HOME, then creates every JSON file learnt
     /// by `plant_user_data` holding only the user's own key, as a user who
     /// already had those settings files.
@@ -383,6 +421,13 @@ pub struct Refusal {
     /// own (`transcripts:`), which `core.chunk.own-samples` checks.
     #[serde(default)]
     pub with_samples: Option<RefusalOutcome>,
+    /// Instead of ending the case, go on with these captures (name to a
+    /// template): what the host would otherwise have. A refusal of state
+    /// the sandbox lacks (the agent's own store) is "not verified here",
+    /// and the steps after it still run (a `write-session` that always
+    /// fails must still fail).
+    #[serde(default)]
+    pub continue_with: BTreeMap<String, String>,
 }
 
 /// The outcome of an accepted refusal.
@@ -526,6 +571,9 @@ impl Case {
                 if let Some(source) = &mut assert.base64_equals {
                     f(source);
                 }
+            }
+            if let Some(Action::ResumesFrom { native_data, .. }) = &mut step.action {
+                f(native_data);
             }
         }
     }

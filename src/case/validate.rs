@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use super::{CAPABILITIES, Case, JsonAssert, LoadError, Property, RoundTripCorpus, Source, Step};
+use super::{
+    Action, CAPABILITIES, Case, JsonAssert, LoadError, Property, RoundTripCorpus, Source, Step,
+};
 use crate::fixtures::Fixtures;
 use crate::schema::Schemas;
 use crate::template::{Template, Var, json_strings};
@@ -76,6 +78,8 @@ pub(super) fn validate(
             .map_err(|reason| fail(line, format!("{}: {reason}", case.step_name(index))))?;
         names.insert(case.step_name(index));
         captures.extend(step.capture.keys().cloned());
+        let carried = step.on_refusal.iter().flat_map(|r| r.continue_with.keys());
+        captures.extend(carried.cloned());
     }
     Ok(())
 }
@@ -162,6 +166,25 @@ impl Known<'_> {
         }
         for pointer in step.capture.values() {
             check_pointer(pointer)?;
+        }
+        if let Some(Action::ResumesFrom {
+            file,
+            native_data,
+            read,
+        }) = &step.action
+        {
+            self.check_template(file, captures)?;
+            self.check_source(native_data, captures, names)?;
+            if let Some(read) = read.as_ref().filter(|r| !names.contains(*r)) {
+                return Err(format!("read: no earlier step is named {read:?}"));
+            }
+        }
+        let carried = step
+            .on_refusal
+            .iter()
+            .flat_map(|r| r.continue_with.values());
+        for template in carried {
+            self.check_template(template, captures)?;
         }
         Ok(())
     }

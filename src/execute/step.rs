@@ -161,6 +161,15 @@ impl Run<'_> {
             Action::PlantUserData { since } => state.user.plant_since(since, sandbox),
             Action::VerifyUserData => state.user.verify(),
             Action::CheckLeftovers { since } => state.user.leftovers(since, sandbox),
+            Action::CheckUnchanged { since } => state.user.unchanged(since, sandbox),
+            Action::ResumesFrom {
+                file,
+                native_data,
+                read,
+            } => self.resumes_from(file, native_data, read.as_deref(), sandbox, state),
+            Action::CheckHooksRemoved { before, installed } => {
+                state.user.hooks_removed(before, installed, sandbox)
+            }
             Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
             Action::CheckFileName => discovery::check_file_name(self.plugin),
             Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
@@ -179,6 +188,58 @@ impl Run<'_> {
         } else {
             StepEnd::Continue
         }
+    }
+
+    /// What the agent would resume from after write-session: the file at
+    /// the session reference, or the read-session answer of step `read`.
+    fn resumes_from(
+        &self,
+        file: &str,
+        native_data: &Source,
+        read: Option<&str>,
+        sandbox: &Sandbox,
+        state: &CaseState,
+    ) -> Vec<Finding> {
+        let bindings = self.bindings(sandbox, state, None);
+        let path = match Template::parse(file).and_then(|t| t.expand(&bindings)) {
+            Ok(path) => path,
+            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+        };
+        let want = match self.resolve(native_data, &bindings, state) {
+            Ok(want) => want,
+            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+        };
+        let on_disk = std::fs::read(&path).ok();
+        if on_disk.as_deref() == Some(want.as_slice()) {
+            return Vec::new();
+        }
+        let read_back = read
+            .and_then(|step| state.stdouts.get(step))
+            .and_then(|out| crate::schema::decode_host_json(out).ok())
+            .and_then(|json| {
+                json.get("native_data")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .and_then(|b64| {
+                base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).ok()
+            });
+        if read_back.as_deref() == Some(want.as_slice()) {
+            return Vec::new();
+        }
+        let file_says = match on_disk {
+            None => "does not exist".to_string(),
+            Some(bytes) => format!("holds {} other bytes", bytes.len()),
+        };
+        let finding = Finding::failure(format!(
+            "the agent resumes from the file at session_ref, and {path} {file_says}; read-session \
+             does not give the native_data back either: `entire resume` restores nothing the \
+             agent can resume from"
+        ));
+        vec![finding.diff(
+            format!("{path}: the {} bytes of native_data", want.len()),
+            format!("{path}: {file_says}"),
+        )]
     }
 
     /// Runs the plugin once for step `index` (element `item` of a for_each).
@@ -232,10 +293,19 @@ impl Run<'_> {
             severity: case.severity,
             capability: case.capability.as_deref(),
             refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
+            empty_is_unread: self.empty_is_unread(case, index, state),
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
         let end = match verdict {
+            Verdict::Refused(refusal, findings) if !refusal.continue_with.is_empty() => {
+                report.findings = findings;
+                let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
+                let (finding, captures) = continued(&refusal, &bindings);
+                report.findings.extend(finding);
+                state.captures.extend(captures);
+                StepEnd::Continue
+            }
             Verdict::Refused(refusal, findings) => {
                 report.findings = findings;
                 self.refusal(refusal)
@@ -260,6 +330,18 @@ impl Run<'_> {
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
         end
+    }
+
+    /// Whether an all-zero answer of step `index` counts as a refusal: the
+    /// first invocation of the generic pass of a case that allows it.
+    fn empty_is_unread(&self, case: &Case, index: usize, state: &CaseState) -> bool {
+        let generic = state.pass.as_ref().is_some_and(|p| p.sample.is_none());
+        let first = case.steps.iter().position(|s| s.value.args.is_some()) == Some(index);
+        let allowed = case
+            .for_each_transcript
+            .as_ref()
+            .is_some_and(|each| each.empty_means_unread);
+        generic && first && allowed
     }
 
     /// The outcome of an accepted refusal, given the plugin's own samples.
@@ -323,6 +405,34 @@ impl Run<'_> {
         inv.stdin = stdin;
         Ok((inv, stdin_file))
     }
+}
+
+/// A refusal the case goes on after: its finding (none for `pass`) and the
+/// captures the later steps use instead of the refused answer's.
+fn continued(
+    refusal: &crate::case::Refusal,
+    bindings: &Bindings<'_>,
+) -> (Option<Finding>, BTreeMap<String, Value>) {
+    let finding = match refusal.outcome {
+        RefusalOutcome::Pass => None,
+        RefusalOutcome::Warning => Some(Finding::warning(refusal.note.clone())),
+        RefusalOutcome::Note => Some(Finding::note(refusal.note.clone())),
+    };
+    let mut captures = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (name, template) in &refusal.continue_with {
+        match Template::parse(template).and_then(|t| t.expand(bindings)) {
+            Ok(value) => {
+                captures.insert(name.clone(), Value::String(value));
+            }
+            Err(err) => problems.push(err),
+        }
+    }
+    let finding = match problems.first() {
+        Some(err) => Some(Finding::failure(format!("cannot evaluate the case: {err}"))),
+        None => finding,
+    };
+    (finding, captures)
 }
 
 /// The report of one invocation, before its findings.

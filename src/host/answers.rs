@@ -1,0 +1,609 @@
+//! How the host decodes each JSON answer, and what the zero value of each
+//! field then costs the user.
+//!
+//! The host decodes stdout with Go's `encoding/json` into typed structs
+//! (host-behaviour.md, "How output is decoded"): unknown fields are ignored,
+//! a missing field or `null` is the field's zero value, and only a wrong
+//! type, bad base64 or a bad RFC 3339 time fails the decoding. What matters
+//! next is what the host does with the value it got
+//! (host-behaviour.md, "What each answer costs the user, from the host's
+//! source"): an empty `session_dir` breaks resume, a missing
+//! `hooks_installed` only changes a message.
+//!
+//! The schemas in `schemas/` keep describing the documented shape. This
+//! module is the separate, explicit host layer that the checks ask first:
+//! [`judge`] returns the decoding failures, the consequences of zero values,
+//! and the document as the host sees it (missing fields filled with their
+//! zero values), against which the documented schema and the case's
+//! assertions then run.
+
+use base64::Engine;
+use serde_json::{Map, Value};
+
+use crate::case::Severity;
+
+/// A Go type of a decoded field.
+#[derive(Debug, Clone, Copy)]
+pub enum GoType {
+    /// `string`.
+    Str,
+    /// `int` (no fraction, no exponent).
+    Int,
+    /// `bool`.
+    Bool,
+    /// `[]byte`: standard padded base64.
+    Bytes,
+    /// `[][]byte`: a list of standard padded base64 strings.
+    BytesList,
+    /// A time, parsed as RFC 3339 when non-empty.
+    Time,
+    /// `[]string`.
+    Strings,
+    /// A `map[string]any` or raw JSON object.
+    Object,
+    /// A pointer to a nested struct (`null` allowed).
+    Struct(&'static [Field]),
+    /// A slice of structs.
+    Structs(&'static [Field]),
+}
+
+/// What the host does with a field's zero value.
+#[derive(Debug, Clone, Copy)]
+pub enum Zero {
+    /// Nothing a user notices by itself: the value is data that the cases
+    /// judge (expected files, prompts, counts) on the answer as the host
+    /// holds it, with this field at its zero value.
+    Fine,
+    /// The user loses a message or optional data: a warning when missing.
+    Degrades(&'static str),
+    /// A user command breaks: a failure when missing or zero.
+    Breaks(&'static str),
+}
+
+/// One field of an answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// The JSON key.
+    pub name: &'static str,
+    /// Its Go type.
+    pub ty: GoType,
+    /// The consequence of its zero value.
+    pub zero: Zero,
+}
+
+const fn field(name: &'static str, ty: GoType, zero: Zero) -> Field {
+    Field { name, ty, zero }
+}
+
+use GoType::*;
+use Zero::*;
+
+/// Token counts are not checked by the host (missing ones add 0 to the
+/// session's totals); the token cases judge the values.
+const TOKEN_ZERO: Zero = Fine;
+
+/// TokenUsage (calculate-tokens, calculate-total-tokens).
+const TOKEN_USAGE: &[Field] = &[
+    field("input_tokens", Int, TOKEN_ZERO),
+    field("output_tokens", Int, TOKEN_ZERO),
+    field("cache_creation_tokens", Int, Fine),
+    field("cache_read_tokens", Int, Fine),
+    field("api_call_count", Int, Fine),
+    field("subagent_tokens", Struct(SUBAGENT_USAGE), Fine),
+];
+
+/// The nested TokenUsage: its missing fields are only zero.
+const SUBAGENT_USAGE: &[Field] = &[
+    field("input_tokens", Int, Fine),
+    field("output_tokens", Int, Fine),
+    field("cache_creation_tokens", Int, Fine),
+    field("cache_read_tokens", Int, Fine),
+    field("api_call_count", Int, Fine),
+];
+
+/// Fields of answers the host never asks for (`get-session-id`,
+/// `read-session`, `extract-summary`: host-behaviour, "The calls the host
+/// makes over a session"): the protocol's rules only, judged by the cases
+/// at warning severity at most.
+const NEVER_CALLED: Zero = Fine;
+
+const ASSET: &[Field] = &[
+    field(
+        "name",
+        Str,
+        Degrades("an asset without a name makes the host drop the compact copy"),
+    ),
+    field(
+        "media_type",
+        Str,
+        Degrades("an asset without a media type makes the host drop the compact copy"),
+    ),
+    field("data", Bytes, Fine),
+];
+
+/// Every JSON answer the host decodes into a struct, by the name of its
+/// schema (the subcommand). `parse-hook` is not here: its Event has its own
+/// layered schemas (`event-decode`, `event-host`, ...).
+const ANSWERS: &[(&str, &[Field])] = &[
+    (
+        "info",
+        &[
+            field(
+                "protocol_version",
+                Int,
+                Breaks(
+                    "decodes as 0: the host registers only protocol 1, so the plugin is never registered",
+                ),
+            ),
+            field("name", Str, Fine),
+            field("type", Str, Fine),
+            field("description", Str, Fine),
+            field("is_preview", Bool, Fine),
+            field("protected_dirs", Strings, Fine),
+            field("hook_names", Strings, Fine),
+            field("protected_files", Strings, Fine),
+            field("caller_env_vars", Strings, Fine),
+            field(
+                "capabilities",
+                Object,
+                Degrades("no capability is declared: the host calls no optional subcommand"),
+            ),
+        ],
+    ),
+    (
+        "detect",
+        &[field(
+            "present",
+            Bool,
+            Degrades("decodes as false: the host does not offer this agent where it is present"),
+        )],
+    ),
+    ("get-session-id", &[field("session_id", Str, NEVER_CALLED)]),
+    (
+        "get-session-dir",
+        &[field(
+            "session_dir",
+            Str,
+            Breaks(
+                "the host fails the session store (\"session directory is required\"): entire resume and rewind fail",
+            ),
+        )],
+    ),
+    (
+        "resolve-session-file",
+        &[field(
+            "session_file",
+            Str,
+            Breaks("entire resume and rewind have no file to restore the session to"),
+        )],
+    ),
+    (
+        "read-session",
+        &[
+            field("session_id", Str, NEVER_CALLED),
+            field("agent_name", Str, NEVER_CALLED),
+            field("repo_path", Str, NEVER_CALLED),
+            field("session_ref", Str, NEVER_CALLED),
+            field("start_time", Time, Fine),
+            field("native_data", Bytes, NEVER_CALLED),
+            field("modified_files", Strings, Fine),
+            field("new_files", Strings, Fine),
+            field("deleted_files", Strings, Fine),
+        ],
+    ),
+    ("chunk-transcript", &[field("chunks", BytesList, Fine)]),
+    (
+        "format-resume-command",
+        &[field(
+            "command",
+            Str,
+            Degrades("entire resume shows the user no command to resume with"),
+        )],
+    ),
+    (
+        "install-hooks",
+        &[field(
+            "hooks_installed",
+            Int,
+            Degrades(
+                "decodes as 0: the host prints \"already installed\" instead of \"Installed N hooks\"",
+            ),
+        )],
+    ),
+    (
+        "are-hooks-installed",
+        &[field(
+            "installed",
+            Bool,
+            Degrades("decodes as false: the host reads \"not installed\""),
+        )],
+    ),
+    ("get-transcript-position", &[field("position", Int, Fine)]),
+    (
+        "extract-modified-files",
+        &[
+            field("files", Strings, Fine),
+            field("current_position", Int, Fine),
+        ],
+    ),
+    (
+        "extract-all-modified-files",
+        &[field("files", Strings, Fine)],
+    ),
+    ("extract-prompts", &[field("prompts", Strings, Fine)]),
+    (
+        "extract-summary",
+        &[
+            field("summary", Str, NEVER_CALLED),
+            field("has_summary", Bool, NEVER_CALLED),
+        ],
+    ),
+    ("calculate-tokens", TOKEN_USAGE),
+    ("calculate-total-tokens", TOKEN_USAGE),
+    (
+        "generate-text",
+        &[field(
+            "text",
+            Str,
+            Breaks("entire explain --generate fails (\"Failed to generate summary\")"),
+        )],
+    ),
+    (
+        "compact-transcript",
+        &[
+            field(
+                "transcript",
+                GoType::Bytes,
+                Degrades(
+                    "an empty compact transcript: the host logs it and skips the compact copy",
+                ),
+            ),
+            field("assets", Structs(ASSET), Fine),
+        ],
+    ),
+];
+
+/// The fields of an answer, when the host decodes it into a struct.
+pub fn fields(schema: &str) -> Option<&'static [Field]> {
+    ANSWERS
+        .iter()
+        .find(|(name, _)| *name == schema)
+        .map(|(_, fields)| *fields)
+}
+
+/// One thing the host's decoding or the zero values say about an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consequence {
+    /// Failure (the decoding fails or a command breaks), warning (degrades).
+    pub severity: Severity,
+    /// The JSON pointer of the value.
+    pub pointer: String,
+    /// What happens, for the report.
+    pub message: String,
+}
+
+/// The host's view of an answer.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// Decoding failures and consequences of zero values.
+    pub consequences: Vec<Consequence>,
+    /// The document with missing fields filled with their zero values (the
+    /// struct the host holds), or the document itself when it did not decode.
+    pub seen: Value,
+}
+
+impl Judged {
+    /// Whether the host's decoding failed.
+    pub fn undecodable(&self) -> bool {
+        self.consequences
+            .iter()
+            .any(|c| c.severity == Severity::Failure && c.message.starts_with("the host's decoder"))
+    }
+}
+
+/// Decodes `doc` as the host decodes the answer with these fields, and
+/// judges the zero values.
+pub fn judge(fields: &[Field], doc: &Value) -> Judged {
+    let mut out = Vec::new();
+    let seen = match doc {
+        Value::Null => {
+            let mut seen = Map::new();
+            fill(fields, &Map::new(), "", &mut seen, &mut out);
+            Value::Object(seen)
+        }
+        Value::Object(map) => {
+            let mut seen = map.clone();
+            fill(fields, map, "", &mut seen, &mut out);
+            Value::Object(seen)
+        }
+        other => {
+            out.push(decode_error(
+                "",
+                &format!("{} is not a JSON object", kind(other)),
+            ));
+            other.clone()
+        }
+    };
+    Judged {
+        consequences: out,
+        seen,
+    }
+}
+
+/// Checks every known field of `map`, fills the missing ones into `seen`.
+fn fill(
+    fields: &[Field],
+    map: &Map<String, Value>,
+    prefix: &str,
+    seen: &mut Map<String, Value>,
+    out: &mut Vec<Consequence>,
+) {
+    for f in fields {
+        let pointer = format!("{prefix}/{}", f.name);
+        match map.get(f.name) {
+            None => {
+                missing(f, &pointer, out);
+                seen.insert(f.name.to_string(), zero_value(f.ty));
+            }
+            // null decodes as the zero value too; it is kept as written, so
+            // that the cases can note it.
+            Some(Value::Null) => missing(f, &pointer, out),
+            Some(value) => {
+                if let Err(reason) = decode(f.ty, value, &pointer, out) {
+                    out.push(decode_error(&pointer, &reason));
+                } else if is_zero(value)
+                    && let Breaks(why) = f.zero
+                {
+                    out.push(breaks(&pointer, "is empty", why));
+                }
+            }
+        }
+    }
+}
+
+/// The consequence of a missing (or `null`) field.
+fn missing(f: &Field, pointer: &str, out: &mut Vec<Consequence>) {
+    match f.zero {
+        Fine => {}
+        Degrades(why) => out.push(Consequence {
+            severity: Severity::Warning,
+            pointer: pointer.to_string(),
+            message: format!("missing: {why}"),
+        }),
+        Breaks(why) => out.push(breaks(pointer, "is missing", why)),
+    }
+}
+
+fn breaks(pointer: &str, what: &str, why: &str) -> Consequence {
+    Consequence {
+        severity: Severity::Failure,
+        pointer: pointer.to_string(),
+        message: format!("{what}: {why}"),
+    }
+}
+
+fn decode_error(pointer: &str, reason: &str) -> Consequence {
+    Consequence {
+        severity: Severity::Failure,
+        pointer: if pointer.is_empty() { "/" } else { pointer }.to_string(),
+        message: format!("the host's decoder (Go encoding/json) fails: {reason}"),
+    }
+}
+
+/// Checks one present, non-null value against its Go type.
+fn decode(
+    ty: GoType,
+    value: &Value,
+    pointer: &str,
+    out: &mut Vec<Consequence>,
+) -> Result<(), String> {
+    match (ty, value) {
+        (Str, Value::String(_)) | (Bool, Value::Bool(_)) | (Object, Value::Object(_)) => Ok(()),
+        (Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(()),
+        (Int, Value::Number(n)) => Err(format!(
+            "{n} is written with a fraction or an exponent; an int field takes a plain integer"
+        )),
+        (Bytes, Value::String(s)) => base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .map(|_| ())
+            .map_err(|e| format!("not standard padded base64 ({e})")),
+        (BytesList, Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if !item.is_null() {
+                    decode(Bytes, item, &format!("{pointer}/{i}"), out)
+                        .map_err(|e| format!("at {pointer}/{i}: {e}"))?;
+                }
+            }
+            Ok(())
+        }
+        (Time, Value::String(s)) if s.is_empty() || is_rfc3339(s) => Ok(()),
+        (Time, Value::String(s)) => Err(format!("{s:?} is not an RFC 3339 time")),
+        (Strings, Value::Array(items)) => {
+            match items.iter().find(|v| !v.is_string() && !v.is_null()) {
+                None => Ok(()),
+                Some(v) => Err(format!("{} in a list of strings", kind(v))),
+            }
+        }
+        (Struct(fields), Value::Object(map)) => {
+            let mut seen = map.clone();
+            fill(fields, map, pointer, &mut seen, out);
+            Ok(())
+        }
+        (Structs(fields), Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::Object(map) => {
+                        let mut seen = map.clone();
+                        fill(fields, map, &format!("{pointer}/{i}"), &mut seen, out);
+                    }
+                    Value::Null => {}
+                    other => {
+                        return Err(format!(
+                            "at {pointer}/{i}: {} is not an object",
+                            kind(other)
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (ty, other) => Err(format!("{} where {} belongs", kind(other), type_name(ty))),
+    }
+}
+
+/// The zero value as the harness shows it: what the host's struct holds.
+fn zero_value(ty: GoType) -> Value {
+    match ty {
+        Str | Bytes | Time => Value::String(String::new()),
+        Int => Value::from(0),
+        Bool => Value::Bool(false),
+        Strings | BytesList | Structs(_) => Value::Array(Vec::new()),
+        Object | Struct(_) => Value::Null,
+    }
+}
+
+fn is_zero(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Bool(b) => !b,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(_) | Value::Null => false,
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn type_name(ty: GoType) -> &'static str {
+    match ty {
+        Str => "a string",
+        Int => "an integer",
+        Bool => "a boolean",
+        Bytes => "a base64 string",
+        Time => "an RFC 3339 time",
+        Strings => "a list of strings",
+        BytesList => "a list of base64 strings",
+        Object | Struct(_) => "an object",
+        Structs(_) => "a list of objects",
+    }
+}
+
+/// RFC 3339 as Go's `time.RFC3339` parses it: `YYYY-MM-DDTHH:MM:SS`, an
+/// optional fraction, then `Z` or `±HH:MM`.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let shape = b.len() >= 20
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && matches!(b[10], b'T' | b't')
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19);
+    if !shape {
+        return false;
+    }
+    let mut rest = &s[19..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let n = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    match rest.as_bytes() {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn judged(schema: &str, doc: Value) -> Judged {
+        judge(fields(schema).expect("known answer"), &doc)
+    }
+
+    #[test]
+    fn a_renamed_field_decodes_as_zero_and_only_degrades() {
+        let j = judged("install-hooks", json!({"count": 3}));
+        assert_eq!(j.consequences.len(), 1);
+        assert_eq!(j.consequences[0].severity, Severity::Warning);
+        assert!(j.consequences[0].message.contains("already installed"));
+        assert_eq!(j.seen["hooks_installed"], json!(0));
+        assert_eq!(j.seen["count"], json!(3));
+    }
+
+    #[test]
+    fn an_empty_session_dir_breaks_resume() {
+        for doc in [json!({}), json!({"session_dir": ""}), json!(null)] {
+            let j = judged("get-session-dir", doc);
+            assert_eq!(j.consequences[0].severity, Severity::Failure);
+            assert!(!j.undecodable());
+        }
+    }
+
+    #[test]
+    fn wrong_types_bad_base64_and_times_fail_the_decoding() {
+        let cases = [
+            ("detect", json!({"present": "yes"})),
+            ("install-hooks", json!({"hooks_installed": 1.0})),
+            ("chunk-transcript", json!({"chunks": ["YQ"]})),
+            ("read-session", json!({"start_time": "13/01/2026 12:00"})),
+            ("extract-prompts", json!({"prompts": [1]})),
+            ("detect", json!([])),
+        ];
+        for (schema, doc) in cases {
+            assert!(judged(schema, doc.clone()).undecodable(), "{schema} {doc}");
+        }
+    }
+
+    #[test]
+    fn zero_token_answers_degrade_and_nested_usage_is_checked() {
+        let j = judged("calculate-tokens", json!({}));
+        assert!(j.consequences.is_empty());
+        assert_eq!(j.seen["input_tokens"], json!(0));
+        let j = judged(
+            "calculate-total-tokens",
+            json!({"input_tokens": 1, "output_tokens": 1, "subagent_tokens": {"input_tokens": "1"}}),
+        );
+        assert!(j.undecodable());
+    }
+
+    #[test]
+    fn rfc3339_as_go_parses_it() {
+        for good in [
+            "2026-01-13T12:00:00Z",
+            "0001-01-01T00:00:00Z",
+            "2026-01-13T12:00:00.123+02:00",
+        ] {
+            assert!(is_rfc3339(good), "{good}");
+        }
+        for bad in [
+            "2026-01-13",
+            "2026-01-13 12:00:00Z",
+            "2026-01-13T12:00:00",
+            "13/01/2026 12:00",
+        ] {
+            assert!(!is_rfc3339(bad), "{bad}");
+        }
+    }
+}

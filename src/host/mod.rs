@@ -1,0 +1,13 @@
+//! The host layer: the one place where agent-conform encodes what the real
+//! host (the Entire CLI) does, read from `../shared/spec/host-behaviour.md`.
+//!
+//! Cases and checks ask this layer; they do not restate it. Each module
+//! names the section of host-behaviour.md it encodes:
+//! - [`answers`]: how each JSON answer is decoded (Go's `encoding/json`) and
+//!   what each field's zero value costs the user ("How output is decoded",
+//!   "What each answer costs the user, from the host's source");
+//! - [`session`]: the calls the host makes over a session, in order, and
+//!   what it hands from one answer to the next ("The calls the host makes
+//!   over a session, in order").
+
+pub mod answers;
