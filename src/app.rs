@@ -594,9 +594,11 @@ fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, Usage
     };
     let found = crate::discover::discover(&path_var, &options);
     crate::interrupt::hold_if_interrupted();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let settings = crate::discover::settings(&cwd);
     match format {
-        Format::Human => print_stdout(&crate::discover::render_text(&found, &path_var)),
-        Format::Json => print_stdout(&crate::discover::render_json(&found)),
+        Format::Human => print_stdout(&crate::discover::render_text(&found, &path_var, &settings)),
+        Format::Json => print_stdout(&crate::discover::render_json(&found, &settings)),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,9 +2,16 @@
 //! host makes of it (host-behaviour.md, "Discovery and registration"): the
 //! first executable file of a name is probed with `info` (all at once, each
 //! with the host's 10 s, each in its own sandbox) and registered when `info`
-//! answers protocol 1; the rest are shadowed, unusable, or never run.
+//! answers protocol 1; the rest are shadowed, unusable, or never run. Files
+//! found only through a relative `PATH` entry are never run either: the host
+//! scans absolute entries only.
+//!
+//! Discovery is also per repository: the host discovers no plugin unless the
+//! repository's `.entire/settings.local.json` sets `external_agents`
+//! (host-behaviour.md, "What each answer costs the user"), so the report says
+//! whether the current repository does ([`settings`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -45,6 +52,8 @@ pub enum Verdict {
     InfoTimedOut,
     /// `info` declared another protocol version.
     ProtocolVersion,
+    /// Found only through a relative `PATH` entry, which the host skips; never run.
+    RelativePath,
 }
 
 impl Verdict {
@@ -66,6 +75,7 @@ impl Verdict {
             Verdict::InfoFailed => "info failed",
             Verdict::InfoTimedOut => "info timed out",
             Verdict::ProtocolVersion => "other protocol version",
+            Verdict::RelativePath => "relative PATH entry",
         }
     }
 }
@@ -100,7 +110,15 @@ pub struct Options {
 /// Judges every `entire-agent-*` entry of `path_var`, in `PATH` order; the
 /// entries the host would run are probed concurrently.
 pub fn discover(path_var: &std::ffi::OsStr, options: &Options) -> Vec<Found> {
-    let entries = plugin_path::scan(path_var);
+    let mut entries = plugin_path::scan(path_var);
+    // A file of a relative entry's directory that an absolute entry also
+    // lists is found by the host there: keep only that one.
+    let absolute: std::collections::HashSet<PathBuf> = entries
+        .iter()
+        .filter(|e| e.relative_entry.is_none())
+        .map(|e| e.path.clone())
+        .collect();
+    entries.retain(|e| e.relative_entry.is_none() || !absolute.contains(&e.path));
     let mut found: Vec<Found> = entries
         .iter()
         .enumerate()
@@ -130,6 +148,17 @@ fn judge_statically(entry: &Entry, earlier: &[Entry]) -> Found {
         reason,
         info: None,
     };
+    if let Some(written) = &entry.relative_entry {
+        let dir = entry.path.parent().unwrap_or(Path::new(""));
+        let reason = format!(
+            "found through the relative PATH entry {:?} ({}); the host scans absolute \
+             entries only: not registered (put {} in PATH as an absolute path)",
+            written.display().to_string(),
+            dir.display(),
+            dir.display()
+        );
+        return found(Verdict::RelativePath, reason);
+    }
     let Some(agent) = &entry.name else {
         let reason = "the file name has no agent name after entire-agent-".to_string();
         return found(Verdict::NoName, reason);
@@ -159,9 +188,9 @@ fn judge_statically(entry: &Entry, earlier: &[Entry]) -> Found {
         );
         return found(Verdict::BuiltIn, reason);
     }
-    let winner = earlier
-        .iter()
-        .find(|e| e.name.as_ref() == Some(agent) && e.kind == Kind::Executable);
+    let winner = earlier.iter().find(|e| {
+        e.name.as_ref() == Some(agent) && e.kind == Kind::Executable && e.relative_entry.is_none()
+    });
     if let Some(winner) = winner {
         let reason = format!(
             "shadowed by {}, earlier on PATH, which the host runs instead",
@@ -277,13 +306,15 @@ fn judge_fields(name: &str, info: Value) -> (Verdict, String, Option<Value>) {
     (Verdict::Registered, reason, Some(info))
 }
 
-/// The text report: one line per entry, then a count.
-pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr) -> String {
+/// The text report: one line per entry, then a count, then what the
+/// current repository's settings mean for discovery.
+pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr, settings: &Settings) -> String {
+    let settings_line = format!("\n{}\n", settings.message);
     if found.is_empty() {
         let dirs = std::env::split_paths(path_var).count();
         return format!(
             "no entire-agent-* files in the {dirs} directories of PATH; the host would find \
-             no plugin\n"
+             no plugin\n{settings_line}"
         );
     }
     let width = |f: fn(&Found) -> usize| found.iter().map(f).max().unwrap_or(0);
@@ -305,27 +336,147 @@ pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr) -> String {
         found.len(),
         found.len() - registered
     ));
+    out.push_str(&settings_line);
     out
 }
 
-/// The JSON report: `{"plugins": [...]}` in `PATH` order.
-pub fn render_json(found: &[Found]) -> String {
-    /// The document: the entries in `PATH` order.
+/// The JSON report: `{"plugins": [...], "settings": {...}}`, the plugins in
+/// `PATH` order.
+pub fn render_json(found: &[Found], settings: &Settings) -> String {
+    /// The document: the entries in `PATH` order and the repository's settings.
     #[derive(Serialize)]
     struct Doc<'a> {
         plugins: &'a [Found],
+        settings: &'a Settings,
     }
-    let doc = Doc { plugins: found };
+    let doc = Doc {
+        plugins: found,
+        settings,
+    };
     format!(
         "{}\n",
         serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".to_string())
     )
 }
 
+/// The file of a repository that grants discovery, relative to its root.
+pub const SETTINGS_FILE: &str = ".entire/settings.local.json";
+
+/// What the current repository's settings mean for discovery.
+#[derive(Debug, Clone, Serialize)]
+pub struct Settings {
+    /// The root of the git work tree holding the current directory; `None`
+    /// outside one.
+    pub repository: Option<PathBuf>,
+    /// The settings file that grants discovery (`<root>/.entire/settings.local.json`).
+    pub file: Option<PathBuf>,
+    /// Whether that file sets `external_agents` to `true`.
+    pub external_agents: bool,
+    /// One sentence for the user: the fix when discovery is off.
+    pub message: String,
+}
+
+/// Reads the discovery setting of the git work tree that holds `dir`.
+///
+/// The host discovers plugins only when the untracked
+/// `.entire/settings.local.json` of the repository sets `external_agents`
+/// (the committed `.entire/settings.json` cannot grant it); a JSON `true` is
+/// taken as enabled, anything else (a missing file or key, `false`, another
+/// value, a file that is not a JSON object) as off.
+pub fn settings(dir: &Path) -> Settings {
+    let Some(root) = work_tree_root(dir) else {
+        return Settings {
+            repository: None,
+            file: None,
+            external_agents: false,
+            message: format!(
+                "not in a git work tree: the host's discovery setting (\"external_agents\": \
+                 true in {SETTINGS_FILE}) is per repository; run discover in yours to check it"
+            ),
+        };
+    };
+    let file = root.join(SETTINGS_FILE);
+    let problem = match std::fs::read(&file) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => "does not exist".to_string(),
+        Err(err) => format!("cannot be read ({err})"),
+        Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+            Err(err) => format!("is not valid JSON ({err})"),
+            Ok(Value::Object(map)) => match map.get("external_agents") {
+                Some(Value::Bool(true)) => String::new(),
+                None => "does not set \"external_agents\"".to_string(),
+                Some(other) => format!("sets \"external_agents\" to {other}, not true"),
+            },
+            Ok(_) => "is not a JSON object".to_string(),
+        },
+    };
+    let external_agents = problem.is_empty();
+    let message = if external_agents {
+        format!(
+            "{} sets \"external_agents\": true: the host discovers plugins in {}",
+            file.display(),
+            root.display()
+        )
+    } else {
+        format!(
+            "{} {problem}: the host discovers no plugin in {}, and hooks of an installed \
+             plugin fail with \"unknown agent\"; add \"external_agents\": true to {}",
+            file.display(),
+            root.display(),
+            file.display()
+        )
+    };
+    Settings {
+        repository: Some(root),
+        file: Some(file),
+        external_agents,
+        message,
+    }
+}
+
+/// The root of the git work tree that holds `dir`: the nearest directory,
+/// `dir` itself or above, with a `.git` entry (a directory, or the file of a
+/// linked worktree or submodule).
+fn work_tree_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_settings_line_says_when_discovery_is_off() {
+        let repo = tempfile::tempdir().expect("a temporary directory");
+        let root = repo.path();
+        std::fs::create_dir(root.join(".git")).expect(".git");
+        let nested = root.join("src");
+        std::fs::create_dir(&nested).expect("src");
+        let off = settings(&nested);
+        assert_eq!(off.repository.as_deref(), Some(root));
+        assert!(!off.external_agents);
+        assert!(off.message.contains("does not exist"), "{}", off.message);
+        assert!(off.message.contains("add \"external_agents\": true to"));
+
+        std::fs::create_dir(root.join(".entire")).expect(".entire");
+        let file = root.join(SETTINGS_FILE);
+        for (text, want) in [
+            ("{}", "does not set"),
+            (r#"{"external_agents": false}"#, "to false, not true"),
+            (r#"{"external_agents": "true"}"#, "not true"),
+            ("[]", "not a JSON object"),
+            ("{", "not valid JSON"),
+        ] {
+            std::fs::write(&file, text).expect("settings");
+            let off = settings(root);
+            assert!(!off.external_agents, "{text}");
+            assert!(off.message.contains(want), "{text}: {}", off.message);
+        }
+        std::fs::write(&file, r#"{"external_agents": true}"#).expect("settings");
+        assert!(settings(root).external_agents);
+    }
 
     #[test]
     fn info_fields_are_judged_as_the_host_decodes_them() {

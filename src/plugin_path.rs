@@ -34,31 +34,39 @@ pub struct Entry {
     pub path: PathBuf,
     /// What it is.
     pub kind: Kind,
+    /// The `PATH` entry it was found through, as written, when that entry is
+    /// relative (`.`, `bin`). The host scans absolute entries only, so it
+    /// never sees a file found only this way.
+    pub relative_entry: Option<PathBuf>,
 }
 
 /// Every `entire-agent-*` entry of the directories in `path_var` (the value
 /// of `PATH`), in `PATH` order, by name within a directory. A directory
-/// listed twice is read once; empty and unreadable directories add nothing.
-/// Paths are absolute (a relative `PATH` entry is taken from the current
-/// directory), since plugins run in sandbox directories.
+/// listed twice is read once (once as a relative entry and once as an
+/// absolute one, when it is listed both ways); empty and unreadable
+/// directories add nothing. Paths are absolute (a relative `PATH` entry is
+/// taken from the current directory, and marked in
+/// [`Entry::relative_entry`]), since plugins run in sandbox directories.
 pub fn scan(path_var: &OsStr) -> Vec<Entry> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut seen = HashSet::new();
     let mut entries = Vec::new();
-    for dir in std::env::split_paths(path_var) {
-        if dir.as_os_str().is_empty() {
+    for written in std::env::split_paths(path_var) {
+        if written.as_os_str().is_empty() {
             continue;
         }
-        let dir = cwd.join(dir);
-        if !seen.insert(dir.clone()) {
+        let relative = written.is_relative();
+        let dir = cwd.join(&written);
+        if !seen.insert((dir.clone(), relative)) {
             continue;
         }
-        entries.extend(scan_dir(&dir));
+        let relative_entry = relative.then_some(written);
+        entries.extend(scan_dir(&dir, relative_entry.as_deref()));
     }
     entries
 }
 
-fn scan_dir(dir: &Path) -> Vec<Entry> {
+fn scan_dir(dir: &Path, relative_entry: Option<&Path>) -> Vec<Entry> {
     let Ok(read) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -77,6 +85,7 @@ fn scan_dir(dir: &Path) -> Vec<Entry> {
                 kind: kind(&path),
                 file_name,
                 path,
+                relative_entry: relative_entry.map(Path::to_path_buf),
             }
         })
         .collect()

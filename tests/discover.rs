@@ -236,3 +236,131 @@ fn the_text_report_has_one_line_per_file() {
     assert!(line("entire-agent-cursor").contains("built-in name: "));
     assert!(text.contains("entire-agent-* on PATH: "), "{text}");
 }
+
+/// Runs `discover` in `dir` with `PATH` set to `path`.
+fn discover_in(dir: &Path, path: &std::ffi::OsStr, counter: &Path, format: &str) -> String {
+    let out = common::harness()
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("DISCOVER_COUNTER", counter)
+        .args(["discover", "--timeout", "3", "--format", format])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "discover always exits 0");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A git work tree (a `.git` directory is all the host's root search needs).
+fn repository() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir(repo.path().join(".git")).unwrap();
+    repo
+}
+
+#[test]
+fn a_repository_without_the_setting_gets_the_line_to_add() {
+    let repo = repository();
+    let root = repo.path().canonicalize().unwrap();
+    let nested = root.join("src");
+    std::fs::create_dir(&nested).unwrap();
+    let counter = root.join("calls");
+    let empty = std::ffi::OsString::new();
+    let file = root.join(".entire/settings.local.json");
+    let fix = format!("add \"external_agents\": true to {}", file.display());
+
+    let text = discover_in(&nested, &empty, &counter, "human");
+    assert!(text.contains(&fix), "{text}");
+    assert!(text.contains("\"unknown agent\""), "{text}");
+
+    let report: Value =
+        serde_json::from_str(&discover_in(&nested, &empty, &counter, "json")).unwrap();
+    let settings = &report["settings"];
+    assert_eq!(settings["repository"], root.display().to_string());
+    assert_eq!(settings["file"], file.display().to_string());
+    assert_eq!(settings["external_agents"], false);
+    assert!(
+        settings["message"].as_str().unwrap().contains(&fix),
+        "{settings}"
+    );
+
+    // The key present but false is no better.
+    std::fs::create_dir(root.join(".entire")).unwrap();
+    std::fs::write(&file, r#"{"external_agents": false}"#).unwrap();
+    let text = discover_in(&root, &empty, &counter, "human");
+    assert!(text.contains(&fix), "{text}");
+}
+
+#[test]
+fn a_repository_with_the_setting_gets_no_line_to_add() {
+    let repo = repository();
+    let root = repo.path();
+    std::fs::create_dir(root.join(".entire")).unwrap();
+    std::fs::write(
+        root.join(".entire/settings.local.json"),
+        r#"{"external_agents": true, "other": 1}"#,
+    )
+    .unwrap();
+    let empty = std::ffi::OsString::new();
+    let counter = root.join("calls");
+    let text = discover_in(root, &empty, &counter, "human");
+    assert!(!text.contains("add \"external_agents\""), "{text}");
+    let report: Value = serde_json::from_str(&discover_in(root, &empty, &counter, "json")).unwrap();
+    assert_eq!(report["settings"]["external_agents"], true, "{report}");
+}
+
+#[test]
+fn a_plugin_found_only_through_a_relative_path_entry_is_not_registered_nor_run() {
+    let repo = repository();
+    let root = repo.path().canonicalize().unwrap();
+    let (bin, other) = (root.join("bin"), root.join("other"));
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::create_dir(&other).unwrap();
+    script(&bin, "entire-agent-rel", &info("rel", "1"));
+    script(&other, "entire-agent-abs", &info("abs", "1"));
+    let counter = root.join("calls");
+    // The system's PATH after ours: the probe's sandbox needs git.
+    let system = std::env::var_os("PATH").unwrap_or_default();
+    let path_of = |ours: Vec<PathBuf>| {
+        std::env::join_paths(ours.into_iter().chain(std::env::split_paths(&system))).unwrap()
+    };
+    let path = path_of(vec![PathBuf::from("bin"), other.clone()]);
+
+    let report: Value = serde_json::from_str(&discover_in(&root, &path, &counter, "json")).unwrap();
+    let plugins = report["plugins"].as_array().unwrap();
+    let rel = plugins
+        .iter()
+        .find(|p| p["name"] == "rel")
+        .expect("rel is listed");
+    assert_eq!(
+        rel["path"],
+        bin.join("entire-agent-rel").display().to_string()
+    );
+    assert_eq!(rel["verdict"], "relative-path");
+    assert_eq!(rel["registered"], false);
+    let reason = rel["reason"].as_str().unwrap();
+    assert!(reason.contains("relative PATH entry \"bin\""), "{reason}");
+    assert!(reason.contains("absolute entries only"), "{reason}");
+    let abs = plugins
+        .iter()
+        .find(|p| p["name"] == "abs")
+        .expect("abs is listed");
+    assert_eq!(abs["verdict"], "registered");
+    let calls = std::fs::read_to_string(&counter).unwrap_or_default();
+    assert_eq!(calls.lines().collect::<Vec<_>>(), ["entire-agent-abs"]);
+
+    // The same directory also listed as an absolute entry: the host finds it there.
+    let path = path_of(vec![PathBuf::from("bin"), bin.clone()]);
+    let report: Value = serde_json::from_str(&discover_in(&root, &path, &counter, "json")).unwrap();
+    let plugins = report["plugins"].as_array().unwrap();
+    let ours: Vec<&Value> = plugins
+        .iter()
+        .filter(|p| {
+            p["path"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(&*root.to_string_lossy())
+        })
+        .collect();
+    assert_eq!(ours.len(), 1, "{report}");
+    assert_eq!(ours[0]["verdict"], "registered", "{report}");
+}

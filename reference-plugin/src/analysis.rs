@@ -9,6 +9,7 @@
 
 use std::fs;
 use std::io::ErrorKind;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -17,17 +18,23 @@ use crate::Request;
 use crate::args;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
-use crate::faults::Fault;
+use crate::faults::{self, Fault};
 use crate::identity::AGENT_DIR;
 use crate::output::Output;
 use crate::protocol::{self, Asset, CompactedTranscript};
 use crate::transcript;
 use crate::variants::Variant;
 
-/// Read a whole transcript file; a missing file is an error naming the path.
+/// Read a whole transcript file; a missing file, or a directory, is an error
+/// naming the path.
 pub fn read_file(path: &str) -> Result<Vec<u8>> {
     if path.is_empty() {
         return Err(Error::failed("transcript path is empty"));
+    }
+    if Path::new(path).is_dir() {
+        return Err(Error::failed(format!(
+            "transcript {path} is a directory, not a transcript file"
+        )));
     }
     fs::read(path).context(|| format!("reading transcript {path}"))
 }
@@ -166,6 +173,9 @@ pub fn get_transcript_position(ctx: &Context, request: &Request) -> Result<Outpu
         }
         Err(err) => return Err(Error::failed(format!("reading transcript {path}: {err}"))),
     };
+    if ctx.fault(Fault::AnalysisOffsetIgnoredWhenGrown) {
+        remember_size(ctx, path);
+    }
     let answer = match ctx.fault {
         Some(Fault::PositionString) => json!({ "position": position.to_string() }),
         Some(Fault::PositionNegative) => json!({ "position": -1 }),
@@ -176,12 +186,55 @@ pub fn get_transcript_position(ctx: &Context, request: &Request) -> Result<Outpu
     Ok(Output::Json(answer))
 }
 
+/// The state file of the `analysis-offset-ignored-when-grown` fault: the size of
+/// each transcript at its last `get-transcript-position`, by path.
+const POSITION_SIZES: &str = "position-sizes";
+
+/// Remember the size of `path` now (the `analysis-offset-ignored-when-grown` fault).
+fn remember_size(ctx: &Context, path: &str) {
+    let Ok(meta) = fs::metadata(path) else { return };
+    let mut sizes = faults::state::load(ctx, POSITION_SIZES);
+    sizes.insert(path.to_owned(), json!(meta.len()));
+    faults::state::store(ctx, POSITION_SIZES, sizes);
+}
+
+/// Under the `analysis-offset-ignored-when-grown` fault: whether the transcript
+/// at `path`, now `content`, is larger than at its last `get-transcript-position`.
+/// False without the fault, without an earlier position call, or unchanged.
+fn grown_since_position(ctx: &Context, path: &str, content: &[u8]) -> bool {
+    if !ctx.fault(Fault::AnalysisOffsetIgnoredWhenGrown) {
+        return false;
+    }
+    faults::state::load(ctx, POSITION_SIZES)
+        .get(path)
+        .and_then(serde_json::Value::as_u64)
+        .is_some_and(|size| (content.len() as u64) > size)
+}
+
+/// [`grown_since_position`] for a transcript that comes on stdin
+/// (`extract-all-modified-files`): true when one of the remembered transcripts
+/// now holds exactly `content` and has grown since its position was taken.
+pub fn stdin_grown_since_position(ctx: &Context, content: &[u8]) -> bool {
+    if !ctx.fault(Fault::AnalysisOffsetIgnoredWhenGrown) {
+        return false;
+    }
+    faults::state::load(ctx, POSITION_SIZES)
+        .iter()
+        .any(|(path, size)| {
+            size.as_u64()
+                .is_some_and(|size| (content.len() as u64) > size)
+                && fs::read(path).is_ok_and(|now| now == content)
+        })
+}
+
 /// `extract-modified-files --path P --offset N`: files written or edited on lines
 /// at index >= N, and the position to resume from next time.
 pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output> {
     let mut offset = args::parse_offset(request.args.value("--offset"))?;
     let content = read_file(request.args.value("--path"))?;
-    if ctx.fault(Fault::ModifiedFilesIgnoreOffset) {
+    if ctx.fault(Fault::ModifiedFilesIgnoreOffset)
+        || grown_since_position(ctx, request.args.value("--path"), &content)
+    {
         offset = 0;
     }
     let files = transcript::modified_files(&content, offset);
@@ -203,7 +256,9 @@ pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output
 pub fn extract_prompts(ctx: &Context, request: &Request) -> Result<Output> {
     let mut offset = args::parse_offset(request.args.value("--offset"))?;
     let content = read_file(request.args.value("--session-ref"))?;
-    if ctx.fault(Fault::PromptsIgnoreOffset) {
+    if ctx.fault(Fault::PromptsIgnoreOffset)
+        || grown_since_position(ctx, request.args.value("--session-ref"), &content)
+    {
         offset = 0;
     }
     let prompts = transcript::prompts(&content, offset);

@@ -90,10 +90,29 @@ faults! {
     SessionDirRelative = "session-dir-relative",
     /// `resolve-session-file` ignores the id and answers `D/session.jsonl`.
     ResolveDropsId = "resolve-drops-id",
+    /// `resolve-session-file` names the file after the first 12 characters of the
+    /// session id only. Two sessions whose ids share those 12 characters resolve to
+    /// one file: restoring both (resume, rewind) writes the first, then replaces it
+    /// with the second, and the user's earlier session is silently lost.
+    ResolveTruncatesId = "resolve-truncates-id",
     /// `resolve-session-file` joins the raw id, so `../x` escapes the session dir.
     ResolveTraversal = "resolve-traversal",
     /// `write-session` exits 1 with nothing on stderr and writes nothing.
     WriteSessionSilentFailure = "write-session-silent-failure",
+    /// `write-session` refuses (exit 1) a `start_time` of `"0001-01-01T00:00:00Z"`,
+    /// Go's zero time, which the host sends on every resume and rewind: both fail.
+    WriteSessionRejectsZeroTime = "write-session-rejects-zero-time",
+    /// `write-session` refuses (exit 1) `null` `modified_files`, `new_files` or
+    /// `deleted_files`, which is what the host sends: resume and rewind fail.
+    WriteSessionRejectsNullFiles = "write-session-rejects-null-files",
+    /// `write-session` refuses (exit 1) an empty `repo_path`, which the host sends
+    /// on rewind's restore paths: `entire rewind` fails to restore the session.
+    WriteSessionRejectsEmptyRepo = "write-session-rejects-empty-repo",
+    /// `write-session` follows a `session_ref` whose `..` components leave its
+    /// session directory and writes the transcript there: a host that does not
+    /// preflight the reference (older hosts) lets a restore write anywhere the
+    /// user can write, overwriting a file outside the agent's sessions.
+    WriteSessionFollowsDotdot = "write-session-follows-dotdot",
     /// `read-session` flips the lowest bit of the last byte of `native_data`.
     ReadSessionCorruptNative = "read-session-corrupt-native",
     /// `read-session` encodes `native_data` in the URL-safe base64 alphabet.
@@ -215,6 +234,17 @@ faults! {
     /// `parse-hook` with a payload without a session id uses the id "unknown"
     /// instead of answering `null` (the other required fields are still checked).
     ParseHookUnknownSession = "parse-hook-unknown-session",
+    /// `parse-hook --hook stop` (TurnEnd) carries as `session_ref` the directory
+    /// that holds the transcript, not the transcript file. The host's existence
+    /// check passes, then `read-transcript` fails on the directory: the TurnEnd
+    /// hook fails and no checkpoint is ever written.
+    TurnendRefSessionDir = "turnend-ref-session-dir",
+    /// After `parse-hook` has answered one TurnEnd (`stop`) in this `$HOME` (a
+    /// state file under `$HOME` remembers it), every later event's `session_id`
+    /// gets the suffix `-2`. The host takes the next turn for a new session:
+    /// the session is split in two, and the resume command names an id the
+    /// agent does not know. Before the first TurnEnd every id is right.
+    SessionIdChangesAfterTurnEnd = "session-id-changes-after-turn-end",
 
     // --- transcript analysis ---
     /// `get-transcript-position` answers the position as a string.
@@ -232,6 +262,16 @@ faults! {
     PositionWrongCurrent = "position-wrong-current",
     /// `extract-prompts` ignores `--offset` and reads the whole transcript.
     PromptsIgnoreOffset = "prompts-ignore-offset",
+    /// A session hand-over fault: `extract-modified-files`,
+    /// `extract-all-modified-files` and `extract-prompts` ignore `--offset`
+    /// (read from 0) when the transcript has grown since the last
+    /// `get-transcript-position` on it (`get-transcript-position` remembers each
+    /// path's size in a state file under `$HOME`). With no earlier position
+    /// call, or an unchanged file, the offset is honoured, so a single call on a
+    /// fixed transcript looks right. In a real session the host takes the
+    /// position at TurnStart and extracts at TurnEnd after the transcript grew:
+    /// turn 2's checkpoint gets turn 1's files and prompts again.
+    AnalysisOffsetIgnoredWhenGrown = "analysis-offset-ignored-when-grown",
     /// `extract-summary` writes `has_summary` as a string.
     SummaryStringBool = "summary-string-bool",
     /// `calculate-tokens` writes `input_tokens` as float text (`1500.0`).
@@ -242,6 +282,10 @@ faults! {
     TokensMissingOutput = "tokens-missing-output",
     /// `generate-text` prints the bare text instead of `{"text": ...}`.
     GenerateTextPlain = "generate-text-plain",
+    /// `generate-text` answers `{"text": ""}` with exit 0: `entire explain
+    /// --generate` fails ("Failed to generate summary"), the post-commit
+    /// auto-summary saves checkpoints without a summary, the review report is empty.
+    GenerateTextEmpty = "generate-text-empty",
     /// `write-hook-response` prints nothing.
     HookResponseEmpty = "hook-response-empty",
     /// `extract-all-modified-files` ignores `--subagents-dir`.
@@ -304,6 +348,52 @@ pub fn active() -> Result<Option<Fault>> {
             "unknown {ENV_VAR} {name:?} (run with --list-faults for the names)"
         ))
     })
+}
+
+/// State that the session faults keep between calls (testing aid), one JSON
+/// file per fault under `$HOME/.reference/fault-state/`.
+///
+/// Only the faults that misbehave across calls use it (a real agent's session
+/// spans many plugin calls, each a new process). Every access is best effort:
+/// state that cannot be read or written simply leaves the plugin correct.
+pub mod state {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use serde_json::{Map, Value};
+
+    use crate::context::Context;
+
+    /// The state file `name` under the home directory, if `HOME` is set.
+    fn path(ctx: &Context, name: &str) -> Option<PathBuf> {
+        Some(
+            ctx.home()?
+                .join(".reference")
+                .join("fault-state")
+                .join(format!("{name}.json")),
+        )
+    }
+
+    /// The state object `name`; empty when missing or unreadable.
+    pub fn load(ctx: &Context, name: &str) -> Map<String, Value> {
+        path(ctx, name)
+            .and_then(|path| fs::read(path).ok())
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .and_then(|value| match value {
+                Value::Object(map) => Some(map),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// Replace the state object `name` (best effort).
+    pub fn store(ctx: &Context, name: &str, map: Map<String, Value>) {
+        let Some(path) = path(ctx, name) else { return };
+        if let Some(parent) = path.parent() {
+            let _ = fs::create_dir_all(parent);
+        }
+        let _ = fs::write(path, Value::Object(map).to_string());
+    }
 }
 
 #[cfg(test)]

@@ -5,13 +5,15 @@
 //! stdin; the host hands both to this subcommand and acts on the event we
 //! return. `null` means "nothing to do" and is not an error.
 
+use std::path::Path;
+
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::Request;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::faults::Fault;
+use crate::faults::{self, Fault};
 use crate::output::Output;
 use crate::protocol::{self, Event, event_type};
 use crate::timestamp;
@@ -91,7 +93,27 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
     };
     let mut answer = protocol::to_json(&event)?;
     apply_faults(ctx, &mut answer);
+    if ctx.fault(Fault::SessionIdChangesAfterTurnEnd) {
+        split_session_after_turn_end(ctx, &mut answer, event_type);
+    }
     Ok(Output::Json(answer))
+}
+
+/// The state file of the `session-id-changes-after-turn-end` fault.
+const TURN_ENDED: &str = "turn-ended";
+
+/// The `session-id-changes-after-turn-end` fault: once a TurnEnd has been
+/// answered in this `$HOME`, every later event's session id gets `-2`.
+fn split_session_after_turn_end(ctx: &Context, answer: &mut Value, event_type: u8) {
+    let mut state = faults::state::load(ctx, TURN_ENDED);
+    if state.contains_key("turn_ended") {
+        if let Some(Value::String(id)) = answer.get_mut("session_id") {
+            id.push_str("-2");
+        }
+    } else if event_type == event_type::TURN_END {
+        state.insert("turn_ended".to_owned(), Value::Bool(true));
+        faults::state::store(ctx, TURN_ENDED, state);
+    }
 }
 
 /// Build the event, or `None` when the payload lacks a field the host requires
@@ -182,6 +204,20 @@ fn apply_faults(ctx: &Context, answer: &mut Value) {
         }
         Fault::ParseHookTurnendNoRef if is_type(event_type::TURN_END) => {
             event.remove("session_ref");
+        }
+        Fault::TurnendRefSessionDir if is_type(event_type::TURN_END) => {
+            let dir = event
+                .get("session_ref")
+                .and_then(Value::as_str)
+                .map(|reference| match Path::new(reference).parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => {
+                        parent.to_string_lossy().into_owned()
+                    }
+                    _ => ".".to_owned(),
+                });
+            if let Some(dir) = dir {
+                event.insert("session_ref".into(), dir.into());
+            }
         }
         Fault::ParseHookSubagentNoToolUseId
             if is_type(event_type::SUBAGENT_START) || is_type(event_type::SUBAGENT_END) =>

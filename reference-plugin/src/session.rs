@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::Request;
+use crate::analysis;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
 use crate::faults::Fault;
@@ -114,6 +115,11 @@ pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> 
         // The missing-flag-ok fault: guess a file instead of refusing.
         _ if request.args.missing("--session-id") => "session.jsonl".to_owned(),
         Some(Fault::ResolveTraversal) => format!("{session_id}.jsonl"),
+        Some(Fault::ResolveTruncatesId) => {
+            check_session_id(session_id)?;
+            let prefix: String = session_id.chars().take(TRUNCATED_ID_CHARS).collect();
+            format!("{prefix}.jsonl")
+        }
         _ => {
             check_session_id(session_id)?;
             format!("{session_id}.jsonl")
@@ -124,6 +130,9 @@ pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> 
         json!({ "session_file": session_file.to_string_lossy() }),
     ))
 }
+
+/// How many characters of the id the `resolve-truncates-id` fault keeps.
+const TRUNCATED_ID_CHARS: usize = 12;
 
 /// Refuse session ids that could escape the session directory.
 fn check_session_id(session_id: &str) -> Result<()> {
@@ -200,6 +209,16 @@ fn encode_native(ctx: &Context, bytes: &[u8]) -> String {
 
 /// `write-session`: restore the transcript file from the AgentSession on stdin.
 ///
+/// Only `session_ref` and `native_data` are used: everything else the host
+/// sends is accepted as it comes, as the host sends it on resume and rewind
+/// (host-behaviour "What write-session receives"): `start_time` Go's zero time
+/// `"0001-01-01T00:00:00Z"`, `null` file lists, an empty `repo_path`.
+///
+/// `session_ref` is the file `resolve-session-file` returned; one with a `.` or
+/// `..` component is refused, since a `..` leaves the session directory (the
+/// newer hosts refuse such a reference themselves). The parent directories are
+/// created as needed.
+///
 /// `native_data: null` means there is no data to restore: the file is left
 /// alone rather than truncated, so a session without data can never wipe a
 /// transcript. An empty string is zero bytes and does write an empty file.
@@ -218,6 +237,10 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
     if session_ref.is_empty() {
         return Err(Error::failed("AgentSession has no session_ref"));
     }
+    if !ctx.fault(Fault::WriteSessionFollowsDotdot) {
+        analysis::check_reference(&session_ref)?;
+    }
+    refuse_host_values(ctx, &request.stdin)?;
     let Some(native_data) = session.native_data else {
         return Ok(Output::Nothing);
     };
@@ -231,6 +254,42 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
     fs::write(path, bytes).context(|| format!("writing session file {session_ref}"))?;
     Ok(Output::Nothing)
 }
+
+/// The `write-session-rejects-*` faults: refuse a value the host really sends.
+fn refuse_host_values(ctx: &Context, stdin: &[u8]) -> Result<()> {
+    let Some(fault) = ctx.fault else {
+        return Ok(());
+    };
+    let Ok(serde_json::Value::Object(session)) = serde_json::from_slice(stdin) else {
+        return Ok(());
+    };
+    let field = |name: &str| session.get(name).cloned().unwrap_or_default();
+    match fault {
+        Fault::WriteSessionRejectsZeroTime if field("start_time") == json!(GO_ZERO_TIME) => {
+            Err(Error::failed(format!(
+                "start_time {GO_ZERO_TIME} is not a valid start time"
+            )))
+        }
+        Fault::WriteSessionRejectsNullFiles => {
+            for name in ["modified_files", "new_files", "deleted_files"] {
+                if session.get(name).is_some_and(serde_json::Value::is_null) {
+                    return Err(Error::failed(format!("{name} must be an array, got null")));
+                }
+            }
+            Ok(())
+        }
+        Fault::WriteSessionRejectsEmptyRepo
+            if field("repo_path").as_str().unwrap_or("").is_empty() =>
+        {
+            Err(Error::failed("AgentSession has an empty repo_path"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Go's zero `time.Time` in RFC 3339, the `start_time` the host sends on
+/// resume and rewind.
+const GO_ZERO_TIME: &str = "0001-01-01T00:00:00Z";
 
 /// Parse a JSON request of the session subcommands.
 ///
@@ -265,6 +324,57 @@ mod tests {
         for good in ["abc", "a.b", "0d7e-uuid", ".hidden"] {
             assert!(check_session_id(good).is_ok(), "{good:?}");
         }
+    }
+
+    /// What the host sends on rewind (host-behaviour "What write-session
+    /// receives"), for the session file `session_ref`.
+    fn host_write_request(session_ref: &str) -> Request {
+        let stdin = json!({
+            "session_id": "sess-1", "agent_name": "reference", "repo_path": "",
+            "session_ref": session_ref, "native_data": "eA==",
+            "start_time": GO_ZERO_TIME,
+            "modified_files": null, "new_files": null, "deleted_files": null,
+        });
+        Request {
+            stdin: stdin.to_string().into_bytes(),
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn write_session_accepts_what_the_host_sends_and_refuses_dotdot() {
+        let dir = std::env::temp_dir().join(format!("reference-write-{}", std::process::id()));
+        let file = dir.join("sessions").join("sess-1.jsonl");
+        let file_text = file.to_string_lossy().into_owned();
+        let correct = Context::default();
+        assert!(write_session(&correct, &host_write_request(&file_text)).is_ok());
+        assert_eq!(fs::read(&file).expect("written"), b"x");
+
+        for fault in [
+            Fault::WriteSessionRejectsZeroTime,
+            Fault::WriteSessionRejectsNullFiles,
+            Fault::WriteSessionRejectsEmptyRepo,
+        ] {
+            let ctx = Context {
+                fault: Some(fault),
+                ..Context::default()
+            };
+            assert!(
+                write_session(&ctx, &host_write_request(&file_text)).is_err(),
+                "{fault:?}"
+            );
+        }
+
+        let escaping = format!("{}/sessions/../escaped.jsonl", dir.display());
+        assert!(write_session(&correct, &host_write_request(&escaping)).is_err());
+        assert!(!dir.join("escaped.jsonl").exists());
+        let follows = Context {
+            fault: Some(Fault::WriteSessionFollowsDotdot),
+            ..Context::default()
+        };
+        assert!(write_session(&follows, &host_write_request(&escaping)).is_ok());
+        assert!(dir.join("escaped.jsonl").exists());
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::Request;
+use crate::analysis;
 use crate::args;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
@@ -62,7 +63,10 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 /// main transcript (from line N) and of every subagent transcript, deduplicated,
 /// main transcript first.
 pub fn extract_all_modified_files(ctx: &Context, request: &Request) -> Result<Output> {
-    let offset = args::parse_offset(request.args.value("--offset"))?;
+    let mut offset = args::parse_offset(request.args.value("--offset"))?;
+    if analysis::stdin_grown_since_position(ctx, &request.stdin) {
+        offset = 0;
+    }
     let mut files = transcript::modified_files(&request.stdin, offset);
     if !ctx.fault(Fault::SubagentFilesIgnoreDir) {
         for path in transcripts_for(ctx, request.args.value("--subagents-dir"))? {

@@ -28,7 +28,10 @@ pub fn generate_text(ctx: &Context, request: &Request) -> Result<Output> {
         return Err(Error::failed("empty prompt on stdin"));
     }
     let echo: String = first_line.chars().take(ECHO_CHARS).collect();
-    let text = format!("reference({model}): {echo}");
+    let mut text = format!("reference({model}): {echo}");
+    if ctx.fault(Fault::GenerateTextEmpty) {
+        text.clear();
+    }
     if ctx.fault(Fault::GenerateTextPlain) {
         return Ok(Output::Raw(format!("{text}\n").into_bytes()));
     }
