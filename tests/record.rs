@@ -55,7 +55,8 @@ impl Setup {
     }
 
     fn transcript(&self) -> PathBuf {
-        self.home().join(".scripted-agent/sessions/sess-rec-1.jsonl")
+        self.home()
+            .join(".scripted-agent/sessions/sess-rec-1.jsonl")
     }
 
     /// `agent-conform record` of the scripted agent, with `stdin` for the
@@ -149,7 +150,10 @@ fn a_recorded_session_holds_every_call_in_order_with_payloads_snapshots_and_even
         read(&setup.out().join(rel))
     };
     let first: Value = serde_json::from_str(&payload(1)).expect("JSON payload");
-    assert_eq!(first["prompt"], "Fix the login bug in src/auth.go — it rejects valid tokens ✓");
+    assert_eq!(
+        first["prompt"],
+        "Fix the login bug in src/auth.go — it rejects valid tokens ✓"
+    );
     assert_eq!(first["hook_event_name"], "UserPromptSubmit");
 
     // Events: the plugin's answers, without the timestamp it made up.
@@ -184,10 +188,16 @@ fn a_recorded_session_holds_every_call_in_order_with_payloads_snapshots_and_even
     assert_eq!(paths[key(setup.home())], "{{home}}");
 
     // The summary: where, how much, the privacy note, hooks and events.
-    assert!(err.contains("wrote 6 payloads and 2 transcript snapshots"), "{err}");
+    assert!(
+        err.contains("wrote 6 payloads and 2 transcript snapshots"),
+        "{err}"
+    );
     assert!(err.contains("read them before committing"), "{err}");
-    assert!(err.contains("hooks not seen (of info.hook_names): pre-task, post-task, pre-compact"), "{err}");
-    assert!(err.contains("TurnEnd (3) (2)"), "{err}");
+    assert!(
+        err.contains("hooks not seen (of info.hook_names): pre-task, post-task, pre-compact"),
+        "{err}"
+    );
+    assert!(err.contains("TurnEnd (type 3) x2"), "{err}");
 }
 
 #[test]
@@ -195,7 +205,10 @@ fn the_agents_stdin_stdout_and_exit_code_are_untouched() {
     let setup = Setup::new();
     let out = setup.record(&[], &["--exit", "3"], "hello agent\n", None);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "agent heard: hello agent\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "agent heard: hello agent\n"
+    );
     // Without a real entire, every hook answers 0, as with Entire disabled.
     let err = stderr(&out);
     assert_eq!(err.matches(" exited 0").count(), 6, "{err}");
@@ -222,13 +235,18 @@ fn a_real_entire_further_on_path_receives_every_call_and_answers_the_agent() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(err.matches("exited 5").count(), 6, "{err}");
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout).matches("real-out").count(),
+        String::from_utf8_lossy(&out.stdout)
+            .matches("real-out")
+            .count(),
         6,
         "the real entire's stdout is the agent's"
     );
     let received = read(&log);
     for hook in HOOKS {
-        assert!(received.contains(&format!("hooks reference {hook}\n{{")), "{received}");
+        assert!(
+            received.contains(&format!("hooks reference {hook}\n{{")),
+            "{received}"
+        );
     }
     // The payloads it received are the ones recorded, byte for byte.
     let yaml = setup.case_file();
@@ -262,14 +280,19 @@ fn without_a_real_entire_hooks_answer_0_and_other_commands_are_refused() {
             .any(|l| l.starts_with("entire: ") && l.contains("`entire status`")),
         "{err}"
     );
-    assert!(err.contains("events: null (no event) (1)"), "{err}");
+    assert!(err.contains("events: null (no event) x1"), "{err}");
 }
 
 #[test]
 fn redact_leaves_no_match_anywhere_in_the_recording() {
     let setup = Setup::new();
     // The temporary directory's random name is in every path: the user's.
-    let user = setup.dir.path().file_name().expect("a name").to_string_lossy();
+    let user = setup
+        .dir
+        .path()
+        .file_name()
+        .expect("a name")
+        .to_string_lossy();
     let user = regex::escape(&user);
     let patterns = ["sess-rec-[0-9]", "login bug", user.as_str()];
     let mut options = Vec::new();
@@ -289,7 +312,10 @@ fn redact_leaves_no_match_anywhere_in_the_recording() {
     }
     assert!(files >= 9, "payloads, snapshots and the case file: {files}");
     let yaml = setup.case_file();
-    assert_eq!(yaml["session"]["hooks"][1]["event"]["session_id"], "REDACTED");
+    assert_eq!(
+        yaml["session"]["hooks"][1]["event"]["session_id"],
+        "REDACTED"
+    );
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -310,8 +336,14 @@ fn bad_input_gets_one_sentence_a_hint_and_exit_2() {
     let setup = Setup::new();
     let cases: [(&[&str], &str); 3] = [
         (&["--"], "no agent command given"),
-        (&["--redact", "(", "--", "true"], "is not a regular expression"),
-        (&["--", "no-such-agent-command"], "cannot run no-such-agent-command"),
+        (
+            &["--redact", "(", "--", "true"],
+            "is not a regular expression",
+        ),
+        (
+            &["--", "no-such-agent-command"],
+            "cannot run no-such-agent-command",
+        ),
     ];
     for (args, message) in cases {
         let out = harness()
@@ -323,7 +355,10 @@ fn bad_input_gets_one_sentence_a_hint_and_exit_2() {
             .expect("runs");
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(message) && err.contains("hint:"), "{args:?}: {err}");
+        assert!(
+            err.contains(message) && err.contains("hint:"),
+            "{args:?}: {err}"
+        );
     }
     let missing = harness()
         .args(["record", "./no-such-plugin", "--", "true"])
@@ -336,7 +371,10 @@ fn bad_input_gets_one_sentence_a_hint_and_exit_2() {
     let again = setup.record(&[], &[], "", None);
     let err = stderr(&again);
     assert_eq!(again.status.code(), Some(2), "{err}");
-    assert!(err.contains("never overwrites") && err.contains("--force"), "{err}");
+    assert!(
+        err.contains("never overwrites") && err.contains("--force"),
+        "{err}"
+    );
     let forced = setup.record(&["--force"], &[], "", None);
     assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
 }
@@ -352,7 +390,10 @@ fn the_recording_replays_green_on_the_reference_and_red_on_a_fault() {
     let cases = setup.out().display().to_string();
     let green = run_json(&reference(), &["--cases", &cases, "--strict"], &[]);
     assert_eq!(green.code, 0, "failed: {:?}", green.ids("failed"));
-    for fault in ["session-id-changes-after-turn-end", "parse-hook-no-session-id"] {
+    for fault in [
+        "session-id-changes-after-turn-end",
+        "parse-hook-no-session-id",
+    ] {
         let red = run_json(
             &reference(),
             &["--cases", &cases],

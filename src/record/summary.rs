@@ -71,16 +71,21 @@ fn wrote(text: &mut String, written: &Written, facts: &Facts) {
 }
 
 fn hooks(text: &mut String, facts: &Facts) {
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    // In the order first seen: the session's own order.
+    let mut seen: Vec<(&str, usize)> = Vec::new();
     for recorded in facts.calls {
-        *seen.entry(recorded.call.hook.as_str()).or_default() += 1;
+        let hook = recorded.call.hook.as_str();
+        match seen.iter_mut().find(|(h, _)| *h == hook) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((hook, 1)),
+        }
     }
-    let counted: Vec<String> = seen.iter().map(|(h, n)| format!("{h} ({n})")).collect();
+    let counted: Vec<String> = seen.iter().map(|(h, n)| format!("{h} x{n}")).collect();
     let unseen: Vec<&str> = facts
         .hook_names
         .iter()
         .map(String::as_str)
-        .filter(|h| !seen.contains_key(h))
+        .filter(|h| !seen.iter().any(|(s, _)| s == h))
         .collect();
     let _ = writeln!(text, "  hooks seen: {}", list(&counted));
     let _ = writeln!(
@@ -89,8 +94,8 @@ fn hooks(text: &mut String, facts: &Facts) {
         list(&unseen)
     );
     let unknown: Vec<&str> = seen
-        .keys()
-        .copied()
+        .iter()
+        .map(|(h, _)| *h)
         .filter(|h| !facts.hook_names.iter().any(|n| n == h))
         .collect();
     if !unknown.is_empty() {
@@ -103,11 +108,15 @@ fn hooks(text: &mut String, facts: &Facts) {
 }
 
 fn events(text: &mut String, calls: &[Recorded]) {
-    let mut produced: BTreeMap<String, usize> = BTreeMap::new();
+    // By event type: the lifecycle's order.
+    let mut produced: BTreeMap<(u64, String), usize> = BTreeMap::new();
     let mut refused = Vec::new();
     for (i, recorded) in calls.iter().enumerate() {
         match &recorded.call.answer {
-            Answer::Event(event) => *produced.entry(event_name(event)).or_default() += 1,
+            Answer::Event(event) => {
+                let order = event.get("type").and_then(Value::as_u64).unwrap_or(0);
+                *produced.entry((order, event_name(event))).or_default() += 1;
+            }
             Answer::Refused(why) => refused.push(format!(
                 "  parse-hook refused {} (call {}): {why}",
                 recorded.call.hook,
@@ -115,7 +124,10 @@ fn events(text: &mut String, calls: &[Recorded]) {
             )),
         }
     }
-    let counted: Vec<String> = produced.iter().map(|(e, n)| format!("{e} ({n})")).collect();
+    let counted: Vec<String> = produced
+        .iter()
+        .map(|((_, e), n)| format!("{e} x{n}"))
+        .collect();
     let _ = writeln!(text, "  events: {}", list(&counted));
     for line in refused {
         let _ = writeln!(text, "{line}");
@@ -135,7 +147,7 @@ fn event_name(event: &Value) -> String {
     ];
     match event.get("type").and_then(Value::as_u64) {
         _ if event.is_null() => "null (no event)".into(),
-        Some(n @ 1..=7) => format!("{} ({n})", names[(n - 1) as usize]),
+        Some(n @ 1..=7) => format!("{} (type {n})", names[(n - 1) as usize]),
         Some(n) => format!("type {n}"),
         None => "no type".into(),
     }
@@ -163,7 +175,10 @@ mod tests {
 
     #[test]
     fn events_are_named_by_type() {
-        assert_eq!(event_name(&serde_json::json!({"type": 3})), "TurnEnd (3)");
+        assert_eq!(
+            event_name(&serde_json::json!({"type": 3})),
+            "TurnEnd (type 3)"
+        );
         assert_eq!(event_name(&Value::Null), "null (no event)");
         assert_eq!(event_name(&serde_json::json!({"type": 9})), "type 9");
     }
