@@ -284,6 +284,36 @@ fn without_a_real_entire_hooks_answer_0_and_other_commands_are_refused() {
 }
 
 #[test]
+fn concurrent_hooks_each_get_a_number_of_their_own() {
+    let setup = Setup::new();
+    let script = r#"for i in 1 2 3 4 5 6 7 8; do
+        echo "{\"session_id\": \"s$i\"}" | entire hooks reference session-start &
+        done; wait"#;
+    let out = harness()
+        .current_dir(setup.repo())
+        .env("PATH", path(None))
+        .arg("record")
+        .arg(reference())
+        .args(["--", "sh", "-c", script])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let yaml = setup.case_file();
+    let hooks = yaml["session"]["hooks"].as_array().expect("hooks");
+    let mut ids: Vec<String> = hooks
+        .iter()
+        .map(|h| {
+            let rel = h["payload"]["path"].as_str().expect("path");
+            let payload: Value = serde_json::from_str(&read(&setup.out().join(rel))).expect("JSON");
+            assert_eq!(h["event"]["session_id"], payload["session_id"]);
+            payload["session_id"].as_str().expect("an id").to_string()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]);
+}
+
+#[test]
 fn redact_leaves_no_match_anywhere_in_the_recording() {
     let setup = Setup::new();
     // The temporary directory's random name is in every path: the user's.
