@@ -268,12 +268,14 @@ fn without_a_real_entire_hooks_answer_0_and_other_commands_are_refused() {
             "--",
             "sh",
             "-c",
-            "echo '{}' | entire hooks reference stop; echo hook=$?; entire status; echo status=$?",
+            "echo '{}' | entire hooks reference stop; echo hook=$?; entire status; echo status=$?; \
+             echo '{}' | entire hooks other-agent stop; echo other=$?; \
+             printf '' | entire hooks reference stop; echo refused=$?",
         ])
         .output()
         .expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout, "hook=0\nstatus=1\n");
+    assert_eq!(stdout, "hook=0\nstatus=1\nother=0\nrefused=0\n");
     let err = stderr(&out);
     assert!(
         err.lines()
@@ -281,6 +283,17 @@ fn without_a_real_entire_hooks_answer_0_and_other_commands_are_refused() {
         "{err}"
     );
     assert!(err.contains("events: null (no event) x1"), "{err}");
+    // What the shim could not record is said, and the agent never knew.
+    assert!(
+        err.contains(
+            "note: a hook call for agent \"other-agent\" (stop) was forwarded, not recorded"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("parse-hook refused stop (call 2): exited with code 1"),
+        "{err}"
+    );
 }
 
 #[test]
