@@ -38,6 +38,16 @@ Examples:
 Exit codes: 0 passed (warnings allowed), 1 a case failed (or warned with
 --strict), 2 agent-conform could not run as asked.";
 
+const RECORD_HELP: &str = "\
+Examples:
+  agent-conform record ./entire-agent-foo -- foo-agent
+  agent-conform record --redact 'sk-[A-Za-z0-9]+' ./entire-agent-foo -- foo-agent --model x
+  agent-conform --cases conformance ./entire-agent-foo    # replays it
+
+The agent keeps its terminal; the summary goes to stderr when it exits, and
+record exits with the agent's exit code. The files hold what the agent really
+sent (prompts, paths, maybe secrets): read them before committing.";
+
 /// Conformance harness for Entire CLI external agent plugins.
 #[derive(Debug, Parser)]
 #[command(
@@ -112,6 +122,39 @@ enum Command {
         /// Overwrite files that already exist.
         #[arg(long)]
         force: bool,
+    },
+    /// Record a real agent session (every `entire hooks` call, its payload,
+    /// the transcript, the plugin's event) as a case file that replays it.
+    #[command(after_help = RECORD_HELP)]
+    Record {
+        /// The plugin binary (entire-agent-<name>) whose hooks the agent calls.
+        plugin: PathBuf,
+        /// The directory to write the case file and samples/recorded/ into.
+        #[arg(long, value_name = "DIR", default_value = "conformance")]
+        out: PathBuf,
+        /// Replace an earlier recording in DIR.
+        #[arg(long)]
+        force: bool,
+        /// Replace every match of REGEX, in payloads, transcripts and events,
+        /// with REDACTED before anything is written; repeatable.
+        #[arg(long, value_name = "REGEX")]
+        redact: Vec<String>,
+        /// The agent's command, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<OsString>,
+    },
+    /// The `entire` shim of `record` (internal).
+    #[command(name = "__record-shim", hide = true)]
+    RecordShim {
+        /// The recording's staging directory.
+        #[arg(long)]
+        state: PathBuf,
+        /// The real `entire` to forward to.
+        #[arg(long)]
+        real: Option<PathBuf>,
+        /// The arguments `entire` was called with.
+        #[arg(last = true)]
+        args: Vec<OsString>,
     },
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions {
@@ -271,6 +314,16 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
             ci,
             force,
         }) => init(&plugin, dir, ci == Some(Ci::Github), force),
+        Some(Command::Record {
+            plugin,
+            out,
+            force,
+            redact,
+            command,
+        }) => record(&plugin, out, force, redact, command),
+        Some(Command::RecordShim { state, real, args }) => {
+            Ok(crate::record::shim::main(&state, real.as_deref(), &args))
+        }
         Some(Command::Completions { shell }) => {
             // Into a buffer first: clap_complete panics when its writer fails,
             // and a closed pipe (`| head`) must end the run quietly.
@@ -646,6 +699,24 @@ fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCo
     ));
     print_stdout(&text);
     Ok(ExitCode::SUCCESS)
+}
+
+fn record(
+    plugin: &Path,
+    out: PathBuf,
+    force: bool,
+    redact: Vec<String>,
+    command: Vec<OsString>,
+) -> Result<ExitCode, UsageError> {
+    let request = crate::record::Request {
+        plugin: check_plugin(plugin)?,
+        plugin_shown: plugin.display().to_string(),
+        out,
+        force,
+        redact,
+        command,
+    };
+    crate::record::run(&request)
 }
 
 fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {

@@ -267,9 +267,16 @@ fn header(info: &Info, request: &Request) -> String {
 # README \"Writing a case\" of agent-conform describes every key. Paths in
 # `path:` sources and in `transcripts:` are relative to this file.
 
+# Real payloads and transcripts beat guesses: record a session of your agent
+# once, and the suite replays it (its payloads, transcripts and events) in CI:
+#   agent-conform record --out {dir} {plugin} -- <your agent's command>
+# It writes {dir}/<agent>-session.yaml and {dir}/samples/recorded/; read them
+# before committing (prompts, paths, secrets; --redact REGEX replaces matches).
+
 # TODO: copy a real session transcript of your agent to samples/ (see
-# samples/README.md) and uncomment the line below: the sample then joins the
-# chunking round trips (core.chunk.own-samples) and must always round-trip.
+# samples/README.md; a recording's samples/recorded/ holds some) and uncomment
+# the line below: the sample then joins the chunking round trips
+# (core.chunk.own-samples) and must always round-trip.
 # transcripts: [samples/session.jsonl]
 
 cases:
@@ -410,7 +417,8 @@ fn hook_case(prefix: &str, hook: &str) -> String {
         content: {{text: \"\"}}   # TODO: a transcript of yours, e.g. {{path: samples/session.jsonl}}
     steps:
       - args: [parse-hook, --hook, {hook_q}]
-        # TODO: a payload your agent really sends for {hook_q}.
+        # TODO: a payload your agent really sends for {hook_q} (`agent-conform
+        # record` captures them: see the top of this file).
         stdin:
           json: {payload}
         expect:
@@ -591,6 +599,12 @@ directory up names them:
   round trips (`core.chunk.own-samples`): chunk-transcript then
   reassemble-transcript must give it back byte for byte. Rename the file to
   your format's extension if it is not JSONL.
+
+`agent-conform record PLUGIN -- <your agent's command>` captures a real
+session instead of guesses: every hook payload your agent sends, the
+transcript as it was at each hook, and your plugin's events, under
+`samples/recorded/`, with a case file that replays them. Read what it wrote
+before committing it.
 ",
         name = info.name
     );

@@ -22,6 +22,7 @@
 //! - [`coverage`] maps the specification's items to the cases that check them;
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`init`] scaffolds a plugin repository's own cases from its `info`;
+//!   [`record`] captures a real agent session as a case file that replays it;
 //! - [`interrupt`] ends an interrupted run without leaving plugin processes
 //!   or sandboxes behind;
 //! - [`app`] is the command line.
@@ -42,6 +43,7 @@ pub mod host;
 pub mod init;
 pub mod interrupt;
 pub mod plugin_path;
+pub mod record;
 pub mod report;
 pub mod repro;
 pub mod results;

@@ -34,6 +34,11 @@ fn the_scaffold_of_the_reference_plugin_runs_and_passes() {
 
     let dir = repo.path().join("conformance");
     let cases = text(&dir.join("reference.yaml"));
+    // Real payloads come from `record`: the scaffold says how.
+    assert!(
+        cases.contains("agent-conform record --out conformance "),
+        "{cases}"
+    );
     // One case per hook name, with the guide's event type where it names one.
     for hook in [
         "session-start",
