@@ -116,6 +116,10 @@ pub struct StepContext<'a> {
     pub severity: Severity,
     /// The capability the case checks (none for core).
     pub capability: Option<&'a str>,
+    /// The spec items the case checks (`covers:`): a field whose missing
+    /// value only degrades the host is reported by the case that covers
+    /// it, not again by every case that calls the subcommand.
+    pub covers: &'a [String],
     /// A clean refusal ends the step quietly (the generic transcript of a
     /// `for_each_transcript` case: another agent's format).
     pub refusable: bool,
@@ -368,7 +372,17 @@ fn as_the_host_decodes(
     findings: &mut Vec<Finding>,
 ) -> Result<Value, Value> {
     let judged = answers::judge(fields, &json);
-    for c in &judged.consequences {
+    let owned = |c: &answers::Consequence| {
+        let item = format!("field:{schema}.{}", c.pointer.trim_start_matches('/'));
+        ctx.covers
+            .iter()
+            .any(|pattern| crate::case::glob(pattern, &item))
+    };
+    let spoken = judged
+        .consequences
+        .iter()
+        .filter(|c| c.severity == Severity::Failure || owned(c));
+    for c in spoken {
         let finding = Finding {
             severity: c.severity,
             hard: false,

@@ -127,6 +127,10 @@ pub struct CaseReport {
     pub steps: Vec<StepReport>,
     /// The sandbox, when it was kept.
     pub sandbox: Option<PathBuf>,
+    /// The steps are a timeline of host steps (the `session.*` cases): a
+    /// report shows all of them when the case did not pass.
+    #[serde(skip)]
+    pub timeline: bool,
 }
 
 impl CaseReport {

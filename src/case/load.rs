@@ -10,8 +10,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::recording::SessionSection;
 use super::validate::validate;
-use super::{Case, Condition, JsonAssert, Origin, Sample, Severity, Source, normalize};
+use super::{Case, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize};
 use crate::embedded;
 use crate::fixtures::Fixtures;
 use crate::schema::Schemas;
@@ -27,6 +28,10 @@ struct CaseFile {
     /// join the generated chunking round trips (and must always round-trip).
     #[serde(default)]
     transcripts: Vec<String>,
+    /// A recorded agent session (`docs/session-format.md`).
+    #[serde(default)]
+    session: Option<SessionSection>,
+    #[serde(default)]
     cases: Vec<Spanned<Case>>,
 }
 
@@ -39,6 +44,8 @@ pub struct Suite {
     pub fixtures: Fixtures,
     /// Sample transcripts named by `transcripts:` in case files.
     pub samples: Vec<Sample>,
+    /// The plugin's recorded session (`session:` in a case file), if any.
+    pub recording: Option<Recording>,
 }
 
 /// A case file that cannot be used: file, line and reason.
@@ -80,8 +87,18 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
     }
     let mut cases = Vec::new();
     let mut samples = Vec::new();
+    let mut recording: Option<Recording> = None;
     for (n, (display, text)) in files.into_iter().enumerate() {
-        let (mut file_cases, transcripts) = parse_file(&display, &text, n < embedded_files)?;
+        let (mut file_cases, transcripts, session) =
+            parse_file(&display, &text, n < embedded_files)?;
+        if let Some(session) = session {
+            recording = Some(load_recording(
+                session,
+                &display,
+                recording.as_ref(),
+                &fixtures,
+            )?);
+        }
         if n >= embedded_files {
             file_cases.iter_mut().for_each(hold_own_events_to_the_host);
         }
@@ -123,7 +140,35 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
         cases,
         fixtures,
         samples,
+        recording,
     })
+}
+
+/// Loads the `session:` section of a case file; a second one is refused
+/// (the replay plays one agent session).
+fn load_recording(
+    session: SessionSection,
+    display: &str,
+    earlier: Option<&Recording>,
+    fixtures: &Fixtures,
+) -> Result<Recording, LoadError> {
+    if let Some(first) = earlier {
+        return Err(LoadError {
+            file: display.to_string(),
+            line: None,
+            reason: format!(
+                "a second session: section (the first is in {}); the replay plays one recorded session",
+                first.file
+            ),
+        });
+    }
+    session
+        .load(display, &parent_dir(display), fixtures)
+        .map_err(|reason| LoadError {
+            file: display.to_string(),
+            line: None,
+            reason,
+        })
 }
 
 /// Sorts a file into case files (`*.yaml`, `*.yml`) and fixtures
@@ -238,11 +283,11 @@ fn hold_own_events_to_the_host(case: &mut Case) {
     }
 }
 
-fn parse_file(
-    display: &str,
-    bytes: &[u8],
-    embedded: bool,
-) -> Result<(Vec<Case>, Vec<String>), LoadError> {
+/// What one case file holds: its cases, its sample transcripts and its
+/// recorded session.
+type Parsed = (Vec<Case>, Vec<String>, Option<SessionSection>);
+
+fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
         file: display.to_string(),
         line: None,
@@ -271,7 +316,7 @@ fn parse_file(
             case
         })
         .collect();
-    Ok((cases, transcripts))
+    Ok((cases, transcripts, file.session))
 }
 
 /// Turns serde-saphyr's error into our one-line form: `file:line: reason`.

@@ -13,6 +13,7 @@
 //! the case model uses [`crate::template`], never the reverse.
 
 mod load;
+mod recording;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ use serde_saphyr::Spanned;
 
 pub use crate::fixtures::Fixtures;
 pub use load::{LoadError, Suite, load};
+pub use recording::{RecordedHook, Recording};
 
 /// Capabilities that have subcommands of their own, as named in `info`.
 pub const CAPABILITIES: &[&str] = &[
@@ -84,6 +86,10 @@ pub struct Case {
     /// one, then each of the plugin's own samples (`transcripts:`).
     #[serde(default)]
     pub for_each_transcript: Option<EachTranscript>,
+    /// Plays what the host does over a whole agent session instead of
+    /// steps (the `session.*` cases; see [`crate::host::session`]).
+    #[serde(default)]
+    pub replay: Option<Replay>,
     /// Where the case was loaded from (set by the loader).
     #[serde(skip)]
     pub origin: Origin,
@@ -99,7 +105,12 @@ pub struct Case {
 /// of it ends that pass quietly. The plugin's own samples must be accepted,
 /// and their findings weigh in full. `{{transcript}}` is the current
 /// transcript's path, `{{transcript_name}}` its file name, and
-/// `current_transcript` (a source) its bytes.
+/// `current_transcript` (a source) its bytes. An all-zero answer (`{}`,
+/// position 0, no files) at the first step of the generic pass counts as a
+/// refusal too: the plugin did not read another agent's format, and the
+/// host never sends it one (host-behaviour, "Plugins in the wild"); so the
+/// first step of such a case must be one whose answer is non-zero for a
+/// plugin that reads the transcript.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EachTranscript {
@@ -110,21 +121,21 @@ pub struct EachTranscript {
     /// and names no sample of its own: `warning` for the one case of a
     /// capability that says so, `note` for the others.
     pub unverified: Severity,
-    /// An all-zero answer (`{}`, position 0, no files) at the first step of
-    /// the generic pass counts as a refusal: the plugin did not read another
-    /// agent's format, and the host never sends it one (host-behaviour,
-    /// "Plugins in the wild"). Off for a case whose first answer is zero by
-    /// design (an offset past the end).
-    #[serde(default = "yes")]
-    pub empty_means_unread: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 fn generic_transcript() -> String {
     "transcript.jsonl".to_string()
+}
+
+/// What a replay case plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// An agent session hook by hook (the plugin's recorded one, or a
+    /// generic one), then `entire resume` and `entire rewind` of two
+    /// sessions, each call as the host makes it, handing over only what the
+    /// host would have.
+    HostSession,
 }
 
 /// Checks over generated inputs, whose rules span many invocations.

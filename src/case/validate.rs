@@ -45,7 +45,7 @@ pub(super) fn validate(
     if case.origin.embedded {
         check_metadata(case).map_err(|reason| fail(case.origin.line, reason))?;
     }
-    if case.steps.is_empty() && case.property.is_none() {
+    if case.steps.is_empty() && case.property.is_none() && case.replay.is_none() {
         return Err(fail(case.origin.line, "has no steps".to_string()));
     }
     let mut names = BTreeSet::new();

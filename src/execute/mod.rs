@@ -36,6 +36,7 @@ use crate::template::{Bindings, Template, expand_json};
 use crate::userdata::UserData;
 
 mod property;
+mod session;
 mod step;
 mod transcripts;
 
@@ -69,6 +70,8 @@ struct Run<'a> {
     depot: Depot,
     plugin: &'a Path,
     samples: &'a [Sample],
+    /// The plugin's recorded agent session, if its cases have one.
+    recording: Option<&'a crate::case::Recording>,
     schemas: &'a Schemas,
     fixtures: &'a Fixtures,
     options: &'a Options,
@@ -94,6 +97,7 @@ pub fn run(
         depot: Depot::start(sandbox_maker(options)),
         plugin,
         samples: &suite.samples,
+        recording: suite.recording.as_ref(),
         schemas,
         fixtures: &suite.fixtures,
         options,
@@ -158,6 +162,7 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         duration: Duration::ZERO,
         steps: Vec::new(),
         sandbox: None,
+        timeline: case.id.starts_with("session."),
     }
 }
 
@@ -341,7 +346,13 @@ impl Run<'_> {
             Some(_) => 8,
             None => 0,
         };
-        property + steps * passes
+        // A host session makes some 30 calls, or about three per recorded hook.
+        let replay = match (case.replay, self.recording) {
+            (None, _) => 0,
+            (Some(_), Some(recording)) => 12 + 3 * recording.hooks.len(),
+            (Some(_), None) => 32,
+        };
+        property + replay + steps * passes
     }
 
     /// Runs one case, or one unit of it, telling the progress line (a split
@@ -440,6 +451,9 @@ impl Run<'_> {
         }
         if let Err(reason) = self.write_files(case, sandbox, state) {
             return (CaseOutcome::NotRun(reason), None);
+        }
+        if case.replay.is_some() {
+            return self.host_session(case, sandbox, state);
         }
         let mut note = None;
         if let Some(property) = &case.property {

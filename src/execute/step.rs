@@ -292,6 +292,7 @@ impl Run<'_> {
             resolve: &resolve,
             severity: case.severity,
             capability: case.capability.as_deref(),
+            covers: &case.covers,
             refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
             empty_is_unread: self.empty_is_unread(case, index, state),
         };
@@ -337,11 +338,7 @@ impl Run<'_> {
     fn empty_is_unread(&self, case: &Case, index: usize, state: &CaseState) -> bool {
         let generic = state.pass.as_ref().is_some_and(|p| p.sample.is_none());
         let first = case.steps.iter().position(|s| s.value.args.is_some()) == Some(index);
-        let allowed = case
-            .for_each_transcript
-            .as_ref()
-            .is_some_and(|each| each.empty_means_unread);
-        generic && first && allowed
+        generic && first && case.for_each_transcript.is_some()
     }
 
     /// The outcome of an accepted refusal, given the plugin's own samples.

@@ -86,7 +86,8 @@ impl Run<'_> {
     ) -> String {
         if !self.samples.is_empty() {
             return format!(
-                "the plugin refused the generic transcript {} at {step} (another agent's format, \
+                "the plugin refused (or read nothing of) the generic transcript {} at {step} \
+                 (another agent's format, \
                  which the host never sends it); its own samples were checked instead",
                 each.generic
             );
@@ -94,7 +95,8 @@ impl Run<'_> {
         let message = if each.unverified == Severity::Note {
             // The capability's warning says it all; the other cases note it.
             format!(
-                "the plugin refused the generic transcript {} at {step}; {} is unverified \
+                "the plugin refused (or read nothing of) the generic transcript {} at {step}; {} \
+                 is unverified \
                  (see the capability's warning)",
                 each.generic,
                 case.group()
@@ -108,7 +110,8 @@ impl Run<'_> {
                 .map(|l| format!(" (\"{}\")", shorten(l.trim(), 100)))
                 .unwrap_or_default();
             format!(
-                "the plugin refused the generic transcript {} at {step}{said}: another agent's \
+                "the plugin refused (or read nothing of) the generic transcript {} at \
+                 {step}{said}: another agent's \
                  format, or a subcommand that does not work; with no sample transcript of its \
                  own, {}, which info declares, is unverified; name one in a --cases file: \
                  `transcripts: [samples/<a transcript of yours>]`",

@@ -11,3 +11,4 @@
 //!   over a session, in order").
 
 pub mod answers;
+pub mod session;

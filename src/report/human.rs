@@ -194,6 +194,9 @@ impl Human {
             self.bold(&case.id),
             case.title
         );
+        if case.timeline {
+            self.timeline(out, case);
+        }
         let detailed: Vec<&StepReport> = case
             .steps
             .iter()
@@ -237,6 +240,30 @@ impl Human {
             .any(|(s, _)| !s.command.is_empty() || before(case, s).is_some());
         if let (false, Some(dir)) = (reproducible, &case.sandbox) {
             let _ = writeln!(out, "  sandbox: {}", dir.display());
+        }
+    }
+
+    /// A host session step by step: one line per host step, the user
+    /// action and the call, then ok or its heaviest finding.
+    fn timeline(&self, out: &mut String, case: &CaseReport) {
+        let _ = writeln!(out, "  timeline:");
+        for step in &case.steps {
+            let worst = step.findings.iter().max_by_key(|f| f.severity);
+            let line = match worst {
+                None => format!("    {}  {}", self.dim("ok  "), step.name),
+                Some(f) => {
+                    let outcome = outcome_of(f.severity);
+                    let label = match f.severity {
+                        Severity::Failure => "FAIL",
+                        Severity::Warning => "WARN",
+                        Severity::Note => "NOTE",
+                    };
+                    let first = f.message.lines().next().unwrap_or_default();
+                    let text = format!("{}: {}", step.name, without_label(first, &step.name));
+                    format!("    {}  {}", self.paint(label, &outcome), clip(&text))
+                }
+            };
+            let _ = writeln!(out, "{line}");
         }
     }
 

@@ -1,0 +1,279 @@
+//! The calls the host makes over a session, in order, and what it hands
+//! from one answer to the next (host-behaviour.md, "The calls the host makes
+//! over a session, in order"; the consequences from "What each answer costs
+//! the user, from the host's source").
+//!
+//! This is data about the host, not a runner: the replay
+//! (`crate::execute`'s session module) asks it which calls follow an event,
+//! what `write-session` receives on resume and on rewind, and what each
+//! failure costs the user.
+
+use serde_json::{Value, json};
+
+/// The Event types the host knows (1 to 7; newer hosts add 8 and 9, which
+/// have no effect for plugins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EventType {
+    /// 1: the agent session starts.
+    SessionStart,
+    /// 2: the user submitted a prompt.
+    TurnStart,
+    /// 3: the agent finished answering: the host saves a checkpoint.
+    TurnEnd,
+    /// 4: the agent compacted its context.
+    Compaction,
+    /// 5: the agent session ends.
+    SessionEnd,
+    /// 6: a subagent starts.
+    SubagentStart,
+    /// 7: a subagent ends.
+    SubagentEnd,
+}
+
+impl EventType {
+    /// The type of an Event's `type` number.
+    pub fn from_number(n: i64) -> Option<EventType> {
+        Some(match n {
+            1 => EventType::SessionStart,
+            2 => EventType::TurnStart,
+            3 => EventType::TurnEnd,
+            4 => EventType::Compaction,
+            5 => EventType::SessionEnd,
+            6 => EventType::SubagentStart,
+            7 => EventType::SubagentEnd,
+            _ => return None,
+        })
+    }
+
+    /// The number of the type.
+    pub fn number(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// The guide's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventType::SessionStart => "SessionStart",
+            EventType::TurnStart => "TurnStart",
+            EventType::TurnEnd => "TurnEnd",
+            EventType::Compaction => "Compaction",
+            EventType::SessionEnd => "SessionEnd",
+            EventType::SubagentStart => "SubagentStart",
+            EventType::SubagentEnd => "SubagentEnd",
+        }
+    }
+}
+
+/// The Event type the guide's "Event Mapping Reference" gives a hook name,
+/// across the agents it lists. `pre-tool-use` and `post-tool-use` are left
+/// out: they map to subagent events only under a config-level matcher.
+pub fn guessed_type(hook: &str) -> Option<EventType> {
+    let found = match hook {
+        "session-start" => EventType::SessionStart,
+        "user-prompt-submit"
+        | "before-agent"
+        | "before-submit-prompt"
+        | "turn-start"
+        | "user-prompt-submitted" => EventType::TurnStart,
+        "stop" | "after-agent" | "turn-end" | "agent-stop" => EventType::TurnEnd,
+        "pre-compress" | "pre-compact" | "compaction" => EventType::Compaction,
+        "session-end" => EventType::SessionEnd,
+        "pre-task" | "subagent-start" => EventType::SubagentStart,
+        "post-task" | "subagent-stop" => EventType::SubagentEnd,
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// The order of a generic agent session, given each hook's Event type
+/// (the guide's name for it, or what the plugin answered): the hooks of
+/// each slot fire in turn; turn slots come twice (a second turn). Hooks of
+/// no known type come before SessionEnd, and each event is then handled by
+/// the type the plugin gives it, as the host does.
+pub fn generic_order(
+    hook_names: &[String],
+    type_of: &dyn Fn(&str) -> Option<EventType>,
+) -> Vec<(usize, String)> {
+    let of = |t: Option<EventType>| -> Vec<String> {
+        hook_names
+            .iter()
+            .filter(|h| type_of(h) == t)
+            .cloned()
+            .collect()
+    };
+    let slots = [
+        (1, of(Some(EventType::SessionStart))),
+        (1, of(Some(EventType::TurnStart))),
+        (1, of(Some(EventType::TurnEnd))),
+        (2, of(Some(EventType::TurnStart))),
+        (2, of(Some(EventType::TurnEnd))),
+        (2, of(Some(EventType::SubagentStart))),
+        (2, of(Some(EventType::SubagentEnd))),
+        (2, of(Some(EventType::Compaction))),
+        (2, of(None)),
+        (2, of(Some(EventType::SessionEnd))),
+    ];
+    slots
+        .into_iter()
+        .flat_map(|(turn, hooks)| hooks.into_iter().map(move |h| (turn, h)))
+        .collect()
+}
+
+/// The generic hook payload, in the guide's (Claude Code's) shape: what the
+/// per-call parse-hook case sends, with this session's id and transcript.
+/// The second turn's TurnStart carries no prompt, so that the host asks
+/// `extract-prompts` from the turn's offset.
+pub fn generic_payload(
+    hook: &str,
+    session_id: &str,
+    transcript: &str,
+    repo: &str,
+    prompt: Option<&str>,
+) -> Value {
+    let mut payload = json!({
+        "hook_event_name": hook,
+        "session_id": session_id,
+        "session_ref": transcript,
+        "transcript_path": transcript,
+        "cwd": repo,
+        "tool_name": "Task",
+        "tool_use_id": "toolu_01",
+        "tool_input": {"subagent_type": "general-purpose", "description": "Write the README section", "prompt": "Write it"},
+        "timestamp": "2026-01-13T12:00:00Z",
+    });
+    if let (Some(prompt), Some(map)) = (prompt, payload.as_object_mut()) {
+        map.insert("prompt".into(), Value::from(prompt));
+        map.insert("user_prompt".into(), Value::from(prompt));
+    }
+    payload
+}
+
+/// Go's zero time, which the host sends as `start_time` on resume and
+/// rewind (host-behaviour, "What write-session receives").
+pub const ZERO_TIME: &str = "0001-01-01T00:00:00Z";
+
+/// What the host restores with: `entire resume`, or `entire rewind`, whose
+/// restore paths send an empty `repo_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore {
+    /// `entire resume`.
+    Resume,
+    /// `entire rewind`.
+    Rewind,
+}
+
+impl Restore {
+    /// The user command, for messages.
+    pub fn command(self) -> &'static str {
+        match self {
+            Restore::Resume => "entire resume",
+            Restore::Rewind => "entire rewind",
+        }
+    }
+}
+
+/// Exactly what `write-session` receives from the host: the checkpoint's
+/// session id, the agent's registered name, the worktree root (empty on
+/// rewind), the file `resolve-session-file` returned, the stored transcript
+/// as standard base64, Go's zero time, and `null` file lists.
+pub fn write_session_input(
+    restore: Restore,
+    session_id: &str,
+    agent_name: &str,
+    repo: &str,
+    session_file: &str,
+    transcript: &[u8],
+) -> Value {
+    use base64::Engine;
+    let repo_path = match restore {
+        Restore::Resume => repo,
+        Restore::Rewind => "",
+    };
+    json!({
+        "session_id": session_id,
+        "agent_name": agent_name,
+        "repo_path": repo_path,
+        "session_ref": session_file,
+        "native_data": base64::engine::general_purpose::STANDARD.encode(transcript),
+        "start_time": ZERO_TIME,
+        "modified_files": null,
+        "new_files": null,
+        "deleted_files": null,
+    })
+}
+
+/// The host's validation of a non-empty session id (host-behaviour, "What
+/// the host does with each answer"): `None` when valid, else why not.
+pub fn invalid_session_id(id: &str) -> Option<&'static str> {
+    const DEVICES: &[&str] = &[
+        "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+        "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+    ];
+    let stem = id.split('.').next().unwrap_or(id).to_ascii_uppercase();
+    if id.trim().is_empty() {
+        Some("it is whitespace only")
+    } else if id.starts_with('-') {
+        Some("it starts with -")
+    } else if id.contains(['/', '\\', ':', '*', '?', '[']) {
+        Some("it holds one of / \\ : * ? [")
+    } else if id == "." || id == ".." {
+        Some("it is . or ..")
+    } else if DEVICES.contains(&stem.as_str()) {
+        Some("it is a Windows device name")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generic_order_plays_two_turns_and_ends_with_session_end() {
+        let names: Vec<String> = [
+            "session-end",
+            "stop",
+            "user-prompt-submit",
+            "session-start",
+            "custom",
+        ]
+        .map(String::from)
+        .to_vec();
+        let order: Vec<String> = generic_order(&names, &guessed_type)
+            .into_iter()
+            .map(|(_, h)| h)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "session-start",
+                "user-prompt-submit",
+                "stop",
+                "user-prompt-submit",
+                "stop",
+                "custom",
+                "session-end"
+            ]
+        );
+    }
+
+    #[test]
+    fn rewind_sends_an_empty_repo_path_and_null_lists() {
+        let v = write_session_input(Restore::Rewind, "s", "a", "/r", "/d/s", b"x");
+        assert_eq!(v["repo_path"], "");
+        assert_eq!(v["start_time"], ZERO_TIME);
+        assert!(v["modified_files"].is_null());
+        assert_eq!(v["native_data"], "eA==");
+    }
+
+    #[test]
+    fn session_ids_as_the_host_validates_them() {
+        for bad in ["../x", "a/b", "-x", " ", "..", "NUL", "nul.txt", "C:x"] {
+            assert!(invalid_session_id(bad).is_some(), "{bad}");
+        }
+        for good in ["sess-1", "0c1d-aa", "a.b"] {
+            assert!(invalid_session_id(good).is_none(), "{good}");
+        }
+    }
+}
