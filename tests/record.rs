@@ -425,7 +425,7 @@ fn bad_input_gets_one_sentence_a_hint_and_exit_2() {
 /// The recording replays green on the reference plugin and red on a plugin
 /// with a session-level fault.
 #[test]
-#[ignore = "needs the session replay (issue 20)"]
+
 fn the_recording_replays_green_on_the_reference_and_red_on_a_fault() {
     let setup = Setup::new();
     let out = setup.record(&[], &[], "", None);

@@ -212,11 +212,13 @@ fn the_hosts_own_chunker_passes() {
 }
 
 #[test]
-fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip() {
+fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_the_resume() {
+    // The session store round trip and the host session's resume fail, at
+    // the write: the host's `entire resume` fails there too.
     let run = run_json(&wild("nowrite"), &[], &[]);
     assert_eq!(
         outcome(&run, "failed"),
-        set(&["core.session.write-then-read"])
+        set(&["core.session.write-then-read", "session.agent"])
     );
     assert_eq!(
         failed_steps(&run, "core.session.write-then-read"),
@@ -276,4 +278,80 @@ fn the_hosts_own_chunker_passes_the_generated_round_trips_for_200_seeds() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn a_store_only_the_agent_creates_is_unverified_not_broken() {
+    // resolve-session-file refuses cleanly, naming the store the agent never
+    // created in the sandbox: each case that needs it says "not verified
+    // here" (a warning), and write-session is still tried (it works).
+    let unverified = [
+        "core.resolve-session-file.contains-id",
+        "core.resolve-session-file.distinct-ids",
+        "core.session.write-then-read",
+        "session.agent",
+    ];
+    passes_with("ownstore", &[], &unverified, &[]);
+    // Its own cases plant the store under {{home}} and run for real.
+    let args = ["--cases", &cases("ownstore")];
+    passes_with("ownstore", &args, &unverified, &[]);
+    let run = run_json(&wild("ownstore"), &args, &[]);
+    assert!(
+        run.ids("passed")
+            .iter()
+            .any(|id| id.starts_with("ownstore.")),
+        "the own cases with a planted store pass"
+    );
+    assert!(
+        run.messages("core.session.write-then-read")
+            .contains("not verified here"),
+        "the warning says why"
+    );
+}
+
+#[test]
+fn empty_answers_to_another_agents_transcript_are_unverified_not_broken() {
+    // {} / position 0 / no files with exit 0 for the generic JSONL: treated
+    // like a clean refusal, one warning per capability, notes for the rest.
+    passes_with(
+        "emptyforeign",
+        &[],
+        &[
+            "token_calculator.from-start",
+            "transcript_analyzer.position",
+        ],
+        &[
+            "token_calculator.past-end",
+            "transcript_analyzer.modified-files",
+            "transcript_analyzer.modified-files-at-end",
+            "transcript_analyzer.prompts",
+            "transcript_analyzer.summary",
+        ],
+    );
+    // With its own sample every transcript check runs on it and passes.
+    passes_with(
+        "emptyforeign",
+        &["--cases", &cases("emptyforeign")],
+        &[],
+        &[],
+    );
+}
+
+#[test]
+fn a_renamed_install_count_only_degrades_and_the_lifecycle_is_still_checked() {
+    // {"count": N} decodes as hooks_installed 0: the host prints "already
+    // installed". One warning, at the case that covers the field; every
+    // lifecycle case after the install still runs and passes.
+    passes_with("renamedcount", &[], &["hooks.lifecycle.install"], &[]);
+    let run = run_json(&wild("renamedcount"), &[], &[]);
+    let message = run.messages("hooks.lifecycle.install");
+    assert!(message.contains("already installed"), "{message}");
+    for id in [
+        "hooks.lifecycle.idempotent",
+        "hooks.lifecycle.uninstall",
+        "hooks.user-data.fresh-install",
+        "session.enable-remove",
+    ] {
+        assert!(run.ids("passed").iter().any(|p| p == id), "{id} passes");
+    }
 }
