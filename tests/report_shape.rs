@@ -167,16 +167,14 @@ fn step_of<'a>(run: &'a RunReport, line: &str) -> &'a StepReport {
 fn the_printed_reproduce_line_reruns_a_failed_step_exactly() {
     // Each fault fails a case in a different way: a non-zero exit with a
     // message on stderr; a wrong answer on stdout after an earlier step
-    // wrote the session; a property (generated chunks, saved stdin).
+    // answered (two session ids resolved to one file); a property
+    // (generated chunks, saved stdin).
     for (fault, only) in [
         (
             "uninstall-fails-when-not-installed",
             "hooks.lifecycle.uninstall-when-not-installed",
         ),
-        (
-            "read-session-corrupt-native",
-            "core.session.write-then-read",
-        ),
+        ("resolve-drops-id", "core.resolve-session-file.distinct-ids"),
         ("reassemble-no-separator", "core.chunk.round-trip"),
     ] {
         let dir = tempfile::tempdir().unwrap();

@@ -172,7 +172,10 @@ fn a_plugin_that_hangs_on_everything_but_info_waits_once_per_subcommand_and_job(
 #[test]
 fn fail_fast_stops_at_the_first_failed_case() {
     let plugin = common::reference();
-    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "session-id-wrong")];
+    let fault = [(
+        "ENTIRE_AGENT_REFERENCE_FAULT",
+        "read-transcript-adds-newline",
+    )];
     let run = common::run_json(&plugin, &["-j", "1", "--fail-fast"], &fault);
     assert_eq!(run.code, 1);
     let failed = run.ids("failed");
@@ -270,7 +273,10 @@ fn a_name_not_on_path_exits_2_and_lists_what_is_there() {
 #[test]
 fn the_sandboxes_left_are_exactly_those_the_report_names() {
     let plugin = common::reference();
-    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "session-id-wrong")];
+    let fault = [(
+        "ENTIRE_AGENT_REFERENCE_FAULT",
+        "read-transcript-adds-newline",
+    )];
     for extra in [&["-j", "2"][..], &["-j", "1", "--fail-fast"][..]] {
         let dir = tempfile::tempdir().expect("temp dir");
         let base = dir.path().to_str().expect("utf-8 temp dir");

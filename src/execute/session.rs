@@ -1003,7 +1003,9 @@ impl<'p, 'r> Play<'p, 'r> {
         files: &[String],
         n: usize,
     ) -> bool {
-        let on_disk = std::fs::read(&files[n]).ok();
+        // A relative session file is relative to the plugin's working
+        // directory, the repository.
+        let on_disk = std::fs::read(self.sandbox.repo().join(&files[n])).ok();
         let (id, mine) = (&sessions[n].0, &sessions[n].1);
         let theirs = &sessions[1 - n].1;
         let label = format!(

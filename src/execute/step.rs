@@ -209,7 +209,9 @@ impl Run<'_> {
             Ok(want) => want,
             Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
         };
-        let on_disk = std::fs::read(&path).ok();
+        // A relative session file is relative to the plugin's working
+        // directory, the repository.
+        let on_disk = std::fs::read(sandbox.repo().join(&path)).ok();
         if on_disk.as_deref() == Some(want.as_slice()) {
             return Vec::new();
         }

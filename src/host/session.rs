@@ -148,6 +148,45 @@ pub fn generic_payload(
     payload
 }
 
+/// The host's calls over a session, in order: what `explain` prints for a
+/// replay case, and what [`crate::execute`]'s replay plays.
+pub const ORDER: &[(&str, &str)] = &[
+    (
+        "every hook",
+        "parse-hook --hook <name> with the agent's payload; get-session-dir --repo-path <root>          when the Event names a transcript (to skip another agent's)",
+    ),
+    (
+        "SessionStart",
+        "nothing more (an empty session_id fails the hook)",
+    ),
+    (
+        "TurnStart",
+        "get-transcript-position --path <session_ref> (transcript_analyzer): stored as the          turn's offset; the Event's prompt is recorded",
+    ),
+    (
+        "TurnEnd",
+        "prepare-transcript (transcript_preparer); the session_ref must be an existing file;          read-transcript (the checkpoint's bytes; a failure fails the hook); extract-prompts          --offset <turn offset> when the turn has no prompt; extract-all-modified-files --offset          --subagents-dir with the transcript on stdin (subagent_aware_extractor), else          extract-modified-files --path --offset; calculate-total-tokens or calculate-tokens          --offset with the transcript on stdin when files changed",
+    ),
+    ("Compaction", "nothing more: the turn's offset is reset"),
+    (
+        "SubagentStart, SubagentEnd",
+        "nothing more (an empty tool_use_id fails SubagentStart)",
+    ),
+    ("SessionEnd", "token calculation"),
+    (
+        "entire resume",
+        "get-session-dir; per session resolve-session-file --session-dir <dir> --session-id          <id> (distinct files inside the directory) and write-session with session_id,          agent_name, repo_path, session_ref = that file, native_data = the checkpoint's          transcript, start_time 0001-01-01T00:00:00Z, null file lists; then          format-resume-command --session-id <id> per session",
+    ),
+    (
+        "entire rewind",
+        "the same writes, forced, with an empty repo_path",
+    ),
+    (
+        "never called",
+        "get-session-id, read-session, extract-summary: the protocol's rules only (warnings)",
+    ),
+];
+
 /// Go's zero time, which the host sends as `start_time` on resume and
 /// rewind (host-behaviour, "What write-session receives").
 pub const ZERO_TIME: &str = "0001-01-01T00:00:00Z";

@@ -47,6 +47,16 @@ pub fn explain(case: &Case) -> String {
     if let Some(property) = &case.property {
         let _ = writeln!(out, "\nProperty: {property:?}");
     }
+    if case.replay.is_some() {
+        let _ = writeln!(
+            out,
+            "\nReplays the host's calls over a session, in order (a recorded session: from \
+             the plugin's session: section; else a generic one in the guide's shape):"
+        );
+        for (when, calls) in crate::host::session::ORDER {
+            let _ = writeln!(out, "  {when}: {calls}");
+        }
+    }
     if case.steps.is_empty() {
         return out;
     }
