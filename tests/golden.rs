@@ -1,0 +1,143 @@
+//! The JSON reports of the reference plugin (with its own cases) and of a
+//! failing plugin, compared with the ones recorded in tests/data/golden/,
+//! modulo timings and paths. A refactoring must leave them as they are; a
+//! change of what the suite says shows up here, in review, like the fault
+//! matrix. After an intended change, regenerate them with
+//! `UPDATE_GOLDEN=1 cargo test --test golden`.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// Keys whose values change from run to run: timings, memory, the
+/// harness's version.
+const VOLATILE: &[&str] = &["harness", "peak_rss_bytes", "jobs"];
+
+/// The report with timings dropped and every run-specific path replaced:
+/// the sandboxes (`<sandbox>`), the plugin (`<plugin>`), the repository
+/// (`<root>`).
+fn normalized(report: Value, sandboxes: &Path, plugin: &Path) -> Value {
+    // Plugins that name a directory after the repository's path write it
+    // with `-` for `/` and `.` (the reference plugin's session directory).
+    let mangled = sandboxes.display().to_string().replace(['/', '.'], "-");
+    let replacements = [
+        (sandboxes.display().to_string(), "<sandboxes>".to_string()),
+        (mangled, "<sandboxes>".to_string()),
+        (plugin.display().to_string(), "<plugin>".to_string()),
+        (common::root().display().to_string(), "<root>".to_string()),
+    ];
+    normalize(report, &replacements)
+}
+
+fn normalize(value: Value, replacements: &[(String, String)]) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(k, _)| !k.ends_with("_ms") && !VOLATILE.contains(&k.as_str()))
+                .map(|(k, v)| (k, normalize(v, replacements)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| normalize(v, replacements))
+                .collect(),
+        ),
+        Value::String(text) => {
+            let text = replacements
+                .iter()
+                .fold(text, |text, (from, to)| text.replace(from.as_str(), to));
+            Value::String(random_suffixes(&sandbox_names(&text)))
+        }
+        other => other,
+    }
+}
+
+/// `<sandboxes>/<any name>` becomes `<sandboxes>/<sandbox>`: sandbox names
+/// end in a random suffix.
+fn sandbox_names(text: &str) -> String {
+    const MARK: &str = "<sandboxes>/";
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at + MARK.len()]);
+        out.push_str("<sandbox>");
+        rest = &rest[at + MARK.len()..];
+        let end = rest
+            .find(|c: char| c == '/' || c.is_whitespace() || c == '"' || c == '\'')
+            .unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A sandbox's name ends in six random characters; in a mangled path
+/// they stand before `-nest-repo`.
+fn random_suffixes(text: &str) -> String {
+    let suffix = regex::Regex::new(r"-[A-Za-z0-9]{6}-nest-repo").expect("a regex");
+    suffix.replace_all(text, "-<random>-nest-repo").into_owned()
+}
+
+fn check(name: &str, env: &[(&str, &str)]) {
+    let sandboxes = tempfile::tempdir().expect("temp dir");
+    let base = sandboxes
+        .path()
+        .to_str()
+        .expect("utf-8 temp dir")
+        .to_string();
+    let cases = common::root().join("reference-plugin/conformance");
+    let cases = cases.to_str().expect("utf-8 path").to_string();
+    let plugin = common::reference();
+    let args = [
+        "--seed",
+        "1",
+        "-j",
+        "1",
+        "--cases",
+        &cases,
+        "--sandbox-dir",
+        &base,
+    ];
+    let run = common::run_json(&plugin, &args, env);
+    let got = normalized(run.report, sandboxes.path(), &plugin);
+    let file = common::root().join(format!("tests/data/golden/{name}.json"));
+    let pretty = serde_json::to_string_pretty(&got).expect("JSON") + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(file.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&file, &pretty).expect("golden report written");
+        return;
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    if want != pretty {
+        let diff = similar::TextDiff::from_lines(&want, &pretty)
+            .unified_diff()
+            .context_radius(2)
+            .header("recorded", "now")
+            .to_string();
+        let head: String = diff.lines().take(80).collect::<Vec<_>>().join("\n");
+        panic!(
+            "the {name} report differs from {} (UPDATE_GOLDEN=1 regenerates it after an intended \
+             change):\n{head}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn the_reference_plugins_report_is_the_recorded_one() {
+    check("reference", &[]);
+}
+
+#[test]
+fn a_failing_plugins_report_is_the_recorded_one() {
+    check(
+        "failing",
+        &[(
+            "ENTIRE_AGENT_REFERENCE_FAULT",
+            "session-id-changes-after-turn-end",
+        )],
+    );
+}
