@@ -1,0 +1,174 @@
+//! What the host asks at TurnEnd from the turn's offset (prompts, modified
+//! files, tokens) and at SessionEnd, and how the replay judges the
+//! hand-over of that offset.
+
+use super::*;
+
+impl Play<'_, '_> {
+    /// What the host asks at TurnEnd from the turn's offset: prompts (when
+    /// the turn has none), modified files, tokens.
+    pub(super) fn analyse(&mut self, turn: usize, label: &str, session_ref: &str, bytes: &[u8]) {
+        let offset = self.offset.to_string();
+        if self.prompt.is_empty() && self.declared("transcript_analyzer") {
+            let args = vec![
+                "extract-prompts".into(),
+                "--session-ref".into(),
+                session_ref.into(),
+                "--offset".into(),
+                offset.clone(),
+            ];
+            if let Some(prompts) = self.list(
+                turn,
+                &format!("{label} · extract-prompts"),
+                args,
+                None,
+                "extract-prompts",
+                "prompts",
+            ) {
+                self.no_earlier_prompts(turn, &prompts);
+            }
+        }
+        let subagents = self.declared("subagent_aware_extractor");
+        let subagents_dir = self.sandbox.work().join("subagents").display().to_string();
+        let files = if subagents {
+            let _ = std::fs::create_dir_all(&subagents_dir);
+            let args = vec![
+                "extract-all-modified-files".into(),
+                "--offset".into(),
+                offset.clone(),
+                "--subagents-dir".into(),
+                subagents_dir.clone(),
+            ];
+            let label = format!("{label} · extract-all-modified-files");
+            self.list(
+                turn,
+                &label,
+                args,
+                Some(bytes.to_vec()),
+                "extract-all-modified-files",
+                "files",
+            )
+        } else if self.declared("transcript_analyzer") {
+            let args = vec![
+                "extract-modified-files".into(),
+                "--path".into(),
+                session_ref.into(),
+                "--offset".into(),
+                offset.clone(),
+            ];
+            let label = format!("{label} · extract-modified-files");
+            self.list(turn, &label, args, None, "extract-modified-files", "files")
+        } else {
+            None
+        };
+        if let Some(files) = &files {
+            self.no_earlier_files(turn, files);
+        }
+        let changed = files.as_ref().is_none_or(|f| !f.is_empty());
+        if changed && !self.stopped {
+            self.tokens(turn, label, &offset, bytes, &subagents_dir);
+        }
+    }
+
+    /// A list of strings from an analysis answer; `None` when the call
+    /// failed (logged by the host) or printed nothing usable.
+    fn list(
+        &mut self,
+        turn: usize,
+        label: &str,
+        args: Vec<String>,
+        stdin: Option<Vec<u8>>,
+        schema: &str,
+        key: &str,
+    ) -> Option<Vec<String>> {
+        let answer = self.call(label.to_string(), args, stdin)?;
+        if !answer.ok() {
+            self.analysis_failed(turn, schema, "the checkpoint is saved without this data");
+            return None;
+        }
+        let json = self.decoded(schema, &answer, Severity::Warning)?;
+        let items = json.get(key).and_then(Value::as_array)?;
+        Some(
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect(),
+        )
+    }
+
+    /// Turn N's prompts come from its offset: an earlier turn's prompt there
+    /// means the offset from TurnStart was lost.
+    fn no_earlier_prompts(&mut self, turn: usize, prompts: &[String]) {
+        let leaked: Vec<&String> = self
+            .earlier_prompts
+            .iter()
+            .filter(|earlier| prompts.iter().any(|p| p.contains(earlier.as_str())))
+            .collect();
+        if let Some(first) = leaked.first() {
+            let message = format!(
+                "turn {turn}'s checkpoint records an earlier turn's prompt ({first:?}): \
+                 extract-prompts did not start at the offset get-transcript-position gave at \
+                 TurnStart ({}), so every checkpoint repeats the prompts before it",
+                self.offset
+            );
+            self.find(Severity::Failure, message);
+        }
+    }
+
+    /// On the generic transcript, turn 2 edits only the test file.
+    fn no_earlier_files(&mut self, turn: usize, files: &[String]) {
+        if self.recorded() || turn < 2 || !files.iter().any(|f| f == TURN1_FILE) {
+            return;
+        }
+        let message = format!(
+            "turn {turn}'s checkpoint lists {TURN1_FILE}, which only turn 1 changed: the files \
+             were not read from the offset get-transcript-position gave at TurnStart ({}), so \
+             the checkpoint is attributed files of another turn",
+            self.offset
+        );
+        self.find(Severity::Failure, message);
+    }
+
+    /// Token counts, with the transcript on stdin.
+    fn tokens(
+        &mut self,
+        turn: usize,
+        label: &str,
+        offset: &str,
+        bytes: &[u8],
+        subagents_dir: &str,
+    ) {
+        let (subcommand, mut args) = if self.declared("subagent_aware_extractor") {
+            let args = vec!["--subagents-dir".to_string(), subagents_dir.to_string()];
+            ("calculate-total-tokens", args)
+        } else if self.declared("token_calculator") {
+            ("calculate-tokens", Vec::new())
+        } else {
+            return;
+        };
+        let mut all = vec![
+            subcommand.to_string(),
+            "--offset".into(),
+            offset.to_string(),
+        ];
+        all.append(&mut args);
+        let Some(answer) = self.call(format!("{label} · {subcommand}"), all, Some(bytes.to_vec()))
+        else {
+            return;
+        };
+        if !answer.ok() {
+            self.analysis_failed(turn, subcommand, "the session's token totals are short");
+            return;
+        }
+        let _ = self.decoded(subcommand, &answer, Severity::Warning);
+    }
+
+    pub(super) fn session_end(&mut self) {
+        let Some((_, bytes)) = self.checkpoints.last().cloned() else {
+            return;
+        };
+        let dir = self.sandbox.work().join("subagents").display().to_string();
+        self.tokens(self.turn, "SessionEnd", "0", &bytes, &dir);
+    }
+}

@@ -1,0 +1,292 @@
+//! The host-session replay (`replay: host_session`): an agent session hook
+//! by hook, then `entire resume` and `entire rewind` of two sessions, each
+//! call made as the host makes it (the order is [`crate::host::session`]'s),
+//! handing from answer to answer only what the host would have: the turn's
+//! offset from `TurnStart` into `TurnEnd`, the Event's `session_ref` into
+//! `read-transcript`, the directory of `get-session-dir` into
+//! `resolve-session-file`, the checkpoint's bytes into `write-session`.
+//!
+//! The session is the plugin's recorded one (`session:` in its own cases)
+//! or, without it, a generic one in the guide's shape. A plugin that
+//! refuses the generic payloads or transcript (another agent's format) gets
+//! the session reported as unverified, never a failure; its resume and
+//! rewind still run, on the generic transcript.
+//!
+//! Every step is one line of the case's timeline: the user action it
+//! models, the call made, and what the host makes of the answer.
+//!
+//! This file holds the replay's state and how it calls the plugin;
+//! `agent` plays the agent session's hooks, `analysis` the TurnEnd
+//! analysis from the turn's offset, `restore` resume and rewind.
+
+use super::*;
+use crate::host::answers;
+use crate::host::session::{self as host, EventType, Restore};
+
+mod agent;
+mod analysis;
+mod restore;
+
+/// The generic session's id (the second session's adds `-other`).
+const GENERIC_ID: &str = "sess-replay-1";
+/// The prompt of the generic transcript's first turn (its first line), which
+/// turn 2 must not see again.
+const TURN1_PROMPT: &str = "Fix the login bug in src/auth.go";
+/// A file the generic transcript's first turn edits and the second does not.
+const TURN1_FILE: &str = "src/auth.go";
+/// How many lines of the generic transcript each point of the session holds:
+/// at the start, after turn 1, after turn 2.
+const GENERIC_LINES: [usize; 3] = [1, 4, usize::MAX];
+
+impl Run<'_> {
+    /// Plays the host session; returns the outcome and a note.
+    pub(super) fn host_session(
+        &self,
+        case: &Case,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> (CaseOutcome, Option<String>) {
+        let mut play = Play::new(self, case, sandbox, state);
+        play.agent_session();
+        if !play.stopped {
+            play.restore_two_sessions();
+        }
+        let note = play.unverified.clone();
+        (conclude(state), note)
+    }
+}
+
+/// One replay in progress.
+struct Play<'p, 'r> {
+    run: &'p Run<'r>,
+    case: &'p Case,
+    sandbox: &'p Sandbox,
+    state: &'p mut CaseState,
+    /// Where the transcript lives during the replay (`{{transcript}}`).
+    transcript: PathBuf,
+    /// The generic transcript's bytes (also the fallback checkpoint).
+    generic: Arc<[u8]>,
+    /// The session id of the first Event that had one.
+    session_id: Option<String>,
+    /// What `get-session-dir` answered, once asked.
+    session_dir: Option<String>,
+    /// The current turn's offset, stored at TurnStart.
+    offset: i64,
+    /// The current turn's prompt, from its TurnStart.
+    prompt: String,
+    /// The prompts of earlier turns (turn 2 must not see them again).
+    earlier_prompts: Vec<String>,
+    /// The current turn: TurnStart Events so far.
+    turn: usize,
+    /// The checkpoints: session id and the transcript's bytes.
+    checkpoints: Vec<(String, Vec<u8>)>,
+    /// Why the agent session could not be verified, if so.
+    unverified: Option<String>,
+    /// A failure or the breaker ended the replay.
+    stopped: bool,
+    /// Number of the next stdin file.
+    stdin_files: usize,
+}
+
+/// The answer of one call.
+struct Answer {
+    code: Option<i32>,
+    stdout: Vec<u8>,
+}
+
+impl Answer {
+    fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl<'p, 'r> Play<'p, 'r> {
+    fn new(
+        run: &'p Run<'r>,
+        case: &'p Case,
+        sandbox: &'p Sandbox,
+        state: &'p mut CaseState,
+    ) -> Self {
+        let extension = run
+            .recording
+            .map_or(".jsonl".to_string(), |r| r.extension.clone());
+        let transcript = sandbox
+            .work()
+            .join(format!("session-transcript{extension}"));
+        let generic = run
+            .fixtures
+            .get("transcript.jsonl")
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()));
+        Play {
+            run,
+            case,
+            sandbox,
+            state,
+            transcript,
+            generic,
+            session_id: None,
+            session_dir: None,
+            offset: 0,
+            prompt: String::new(),
+            earlier_prompts: Vec::new(),
+            turn: 0,
+            checkpoints: Vec::new(),
+            unverified: None,
+            stopped: false,
+            stdin_files: 0,
+        }
+    }
+
+    fn declared(&self, capability: &str) -> bool {
+        self.run
+            .info
+            .pointer(&format!("/capabilities/{capability}"))
+            == Some(&Value::Bool(true))
+    }
+
+    fn recorded(&self) -> bool {
+        self.run.recording.is_some()
+    }
+
+    fn path(&self) -> String {
+        self.transcript.display().to_string()
+    }
+
+    // ----- calls and findings -------------------------------------------
+
+    /// Makes one call as the host does; records it as a step of the
+    /// timeline. `None` when the replay stopped (breaker, hard failure).
+    fn call(&mut self, label: String, args: Vec<String>, stdin: Option<Vec<u8>>) -> Option<Answer> {
+        if self.stopped {
+            return None;
+        }
+        let timeout = self.run.options.timeout;
+        let mut inv = self.run.invocation(self.sandbox, args, timeout);
+        if let Some(reason) = self.run.breaker.refuse(&inv.args) {
+            self.state.cut = Some(reason);
+            self.stopped = true;
+            return None;
+        }
+        let stdin_file = stdin.map(|bytes| {
+            self.stdin_files += 1;
+            let file = self
+                .sandbox
+                .stdin_dir()
+                .join(format!("{}.stdin", self.stdin_files));
+            let bytes: runner::Bytes = Arc::new(bytes);
+            defer_stdin(&mut self.state.stdin_files, &file, &bytes);
+            inv.stdin = Some(bytes);
+            file
+        });
+        let outcome = runner::run(&inv);
+        self.run
+            .breaker
+            .record(&self.case.id, &inv.args, inv.timeout, &outcome);
+        let mut report = step_report(label, &inv, &outcome, stdin_file.as_deref());
+        report.findings = checks::universal(inv.timeout.as_secs_f64(), &outcome);
+        let hard = report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Failure);
+        self.state.reports.push(report);
+        if hard {
+            self.stopped = true;
+            return None;
+        }
+        Some(Answer {
+            code: outcome.exit_code(),
+            stdout: outcome.stdout,
+        })
+    }
+
+    /// Adds a finding to the last step of the timeline; a failure ends the
+    /// replay only where the host could not go on either (`stop`).
+    fn find(&mut self, severity: Severity, message: String) {
+        let finding = Finding {
+            severity,
+            ..Finding::failure(message)
+        };
+        match self.state.reports.last_mut() {
+            Some(last) => last.findings.push(finding),
+            None => self
+                .state
+                .reports
+                .push(action_report("host session", vec![finding])),
+        }
+    }
+
+    /// A timeline line with no call behind it (a check of what the host
+    /// would find on disk).
+    fn check_line(&mut self, label: &str, findings: Vec<Finding>) {
+        self.state.reports.push(action_report(label, findings));
+    }
+
+    /// The generic session cannot go on: the plugin does not read another
+    /// agent's payloads or transcript. Reported once, as a warning with the
+    /// YAML to add; the restore still runs.
+    fn unverified(&mut self, why: String) {
+        let message = format!(
+            "the agent session is not verified: {why}. The host only ever sends the agent's own \
+             payloads; add them as a session: section of your own cases (`agent-conform record` \
+             writes one; docs/session-format.md):\n  session:\n    hooks:\n      - hook: \
+             <hook name>\n        payload: {{path: samples/<hook>.json}}\n        transcript: \
+             {{path: samples/transcript-at-that-hook.jsonl}}"
+        );
+        self.find(Severity::Warning, message);
+        self.unverified = Some(why);
+    }
+
+    /// A JSON answer as the host decodes it (the host layer's table), with
+    /// what its decoding costs at `severity`; `None` when the host cannot use
+    /// it.
+    fn decoded(&mut self, schema: &str, answer: &Answer, severity: Severity) -> Option<Value> {
+        let json = match crate::schema::decode_host_json(&answer.stdout) {
+            Ok(json) => json,
+            Err(reason) => {
+                self.find(severity, reason);
+                return None;
+            }
+        };
+        let Some(fields) = answers::fields(schema) else {
+            return Some(json);
+        };
+        let judged = answers::judge(fields, &json);
+        // What only degrades is said by the case that covers the field.
+        let breaking = judged
+            .consequences
+            .iter()
+            .filter(|c| c.severity == Severity::Failure);
+        for c in breaking {
+            self.find(
+                c.severity.min(severity),
+                format!("at {}: {}", c.pointer, c.message),
+            );
+        }
+        (!judged.undecodable()).then_some(judged.seen)
+    }
+}
+
+/// The name the host registers the agent under: the `<name>` of the file
+/// name `entire-agent-<name>`.
+fn agent_name(plugin: &Path) -> String {
+    let file = plugin
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    file.strip_prefix("entire-agent-")
+        .unwrap_or(&file)
+        .to_string()
+}
+
+/// The first `n` lines of `bytes`, newlines kept.
+fn first_lines(bytes: &[u8], n: usize) -> Vec<u8> {
+    let mut end = 0;
+    for (count, line) in bytes.split_inclusive(|b| *b == b'\n').enumerate() {
+        if count == n {
+            break;
+        }
+        end += line.len();
+    }
+    bytes[..end].to_vec()
+}

@@ -1,0 +1,246 @@
+//! `entire resume` and `entire rewind` of two sessions, with exactly what
+//! the host sends to `write-session`.
+
+use super::*;
+
+impl Play<'_, '_> {
+    /// `entire resume`, then `entire rewind`, of two sessions: the
+    /// session's last checkpoint and a second one.
+    pub(super) fn restore_two_sessions(&mut self) {
+        let sessions = self.two_sessions();
+        let Some(dir) = self.session_dir("entire resume") else {
+            return;
+        };
+        let mut files = Vec::new();
+        for (id, _) in &sessions {
+            match self.resolve(&dir, id) {
+                Some(file) => files.push(file),
+                None => return,
+            }
+        }
+        if files[0] == files[1] {
+            let message = format!(
+                "entire resume restores the other session: session ids {:?} and {:?} both resolve \
+                 to {}; write-session runs for each in turn on that file and the last one wins, \
+                 so the user's earlier session is silently replaced",
+                sessions[0].0, sessions[1].0, files[0]
+            );
+            self.find(Severity::Failure, message);
+        }
+        let mut held = [false, false];
+        for restore in [Restore::Resume, Restore::Rewind] {
+            for (n, (id, bytes)) in sessions.iter().enumerate() {
+                if !self.write(restore, id, &files[n], bytes) {
+                    return;
+                }
+            }
+            for (n, held) in held.iter_mut().enumerate() {
+                *held |= self.holds(restore, &sessions, &files, n);
+            }
+        }
+        for (id, _) in &sessions {
+            self.resume_command(id);
+        }
+        for (n, (id, bytes)) in sessions.iter().enumerate() {
+            let back = self.read_session(id, &files[n], bytes);
+            if !held[n] && !back && !self.stopped {
+                let message = format!(
+                    "entire resume: the agent resumes from {}, which does not hold the session's \
+                     transcript after write-session, and read-session does not give it back \
+                     either: the session cannot be resumed",
+                    files[n]
+                );
+                self.check_line(
+                    &format!("entire resume · session {id} · resumable"),
+                    vec![Finding::failure(message)],
+                );
+            }
+        }
+    }
+
+    /// The two sessions restored: the agent session's last checkpoint and
+    /// an earlier one under a second id (the generic transcript where the
+    /// session made none).
+    fn two_sessions(&self) -> [(String, Vec<u8>); 2] {
+        let first = self
+            .checkpoints
+            .last()
+            .cloned()
+            .unwrap_or_else(|| (GENERIC_ID.to_string(), self.generic.to_vec()));
+        let other = self
+            .checkpoints
+            .iter()
+            .map(|(_, b)| b.clone())
+            .find(|b| *b != first.1)
+            .or_else(|| {
+                let half = first_lines(&first.1, GENERIC_LINES[1]);
+                (half != first.1).then_some(half)
+            })
+            .unwrap_or_else(|| first_lines(&self.generic, GENERIC_LINES[1]));
+        let second = (format!("{}-other", first.0), other);
+        [first, second]
+    }
+
+    /// `resolve-session-file` for one session id: the file, inside the
+    /// directory; a clean refusal is "not verified here" and the restore goes
+    /// on with a file inside the directory, as the host would have one.
+    fn resolve(&mut self, dir: &str, id: &str) -> Option<String> {
+        let args = vec![
+            "resolve-session-file".into(),
+            "--session-dir".into(),
+            dir.into(),
+            "--session-id".into(),
+            id.into(),
+        ];
+        let label = format!("entire resume · session {id} · resolve-session-file");
+        let answer = self.call(label, args, None)?;
+        if !answer.ok() {
+            let message = "resolve-session-file refused in the sandbox, where the agent never ran \
+                           (its own store may be missing): not verified here; the restore goes on \
+                           with a file inside the session directory";
+            self.find(Severity::Warning, message.to_string());
+            return Some(format!("{dir}/{id}.agent-conform"));
+        }
+        let json = self.decoded("resolve-session-file", &answer, Severity::Failure)?;
+        let file = json
+            .get("session_file")
+            .and_then(Value::as_str)?
+            .to_string();
+        let inside =
+            crate::case::normalize(&file).starts_with(&format!("{}/", crate::case::normalize(dir)));
+        if !inside {
+            let message = format!(
+                "entire resume fails: the session file {file} is outside the session directory \
+                 {dir}, which the host refuses"
+            );
+            self.find(Severity::Failure, message);
+            self.stopped = true;
+            return None;
+        }
+        Some(file)
+    }
+
+    /// `write-session` with exactly what the host sends; false when the
+    /// host's command fails there.
+    fn write(&mut self, restore: Restore, id: &str, file: &str, bytes: &[u8]) -> bool {
+        let repo = self.sandbox.repo().display().to_string();
+        let name = agent_name(self.run.plugin);
+        let input = host::write_session_input(restore, id, &name, &repo, file, bytes);
+        let label = format!("{} · session {id} · write-session", restore.command());
+        let Some(answer) = self.call(
+            label,
+            vec!["write-session".into()],
+            Some(input.to_string().into_bytes()),
+        ) else {
+            return false;
+        };
+        if answer.ok() {
+            return true;
+        }
+        let message = format!(
+            "{} fails: write-session refused what the host sends (start_time {:?}, null file \
+             lists{}, the checkpoint's transcript as native_data)",
+            restore.command(),
+            host::ZERO_TIME,
+            if restore == Restore::Rewind {
+                ", an empty repo_path"
+            } else {
+                ""
+            }
+        );
+        self.find(Severity::Failure, message);
+        false
+    }
+
+    /// Whether session `n`'s file holds its transcript after the writes of
+    /// `restore`; a failure when it holds the other session's instead.
+    fn holds(
+        &mut self,
+        restore: Restore,
+        sessions: &[(String, Vec<u8>); 2],
+        files: &[String],
+        n: usize,
+    ) -> bool {
+        // A relative session file is relative to the plugin's working
+        // directory, the repository.
+        let on_disk = std::fs::read(self.sandbox.repo().join(&files[n])).ok();
+        let (id, mine) = (&sessions[n].0, &sessions[n].1);
+        let theirs = &sessions[1 - n].1;
+        let label = format!(
+            "{} · session {id} · the file the agent resumes from",
+            restore.command()
+        );
+        if on_disk.as_ref() == Some(mine) {
+            self.check_line(&label, Vec::new());
+            return true;
+        }
+        if on_disk.as_ref() == Some(theirs) {
+            let message = format!(
+                "{} restores the other session: {} holds session {}'s transcript, so the agent \
+                 resumes the wrong conversation",
+                restore.command(),
+                files[n],
+                sessions[1 - n].0
+            );
+            self.check_line(&label, vec![Finding::failure(message)]);
+        }
+        false
+    }
+
+    /// `format-resume-command`: only shown to the user.
+    fn resume_command(&mut self, id: &str) {
+        let args = vec![
+            "format-resume-command".into(),
+            "--session-id".into(),
+            id.into(),
+        ];
+        let label = format!("entire resume · session {id} · format-resume-command");
+        let Some(answer) = self.call(label, args, None) else {
+            return;
+        };
+        if !answer.ok() {
+            let message = "format-resume-command failed: entire resume shows the user no command";
+            self.find(Severity::Warning, message.to_string());
+            return;
+        }
+        let _ = self.decoded("format-resume-command", &answer, Severity::Warning);
+    }
+
+    /// `read-session` of one session (the protocol's rule, a warning: the
+    /// host never calls it); true when it gives that session's bytes back.
+    fn read_session(&mut self, id: &str, file: &str, bytes: &[u8]) -> bool {
+        let input = serde_json::json!({"hook_type": "stop", "session_id": id, "session_ref": file});
+        let label = format!("read-session · session {id} (the protocol's rule)");
+        let Some(answer) = self.call(
+            label,
+            vec!["read-session".into()],
+            Some(input.to_string().into_bytes()),
+        ) else {
+            return false;
+        };
+        if !answer.ok() {
+            let message = "read-session refused a session write-session wrote (the protocol's rule; the host never calls it)";
+            self.find(Severity::Warning, message.to_string());
+            return false;
+        }
+        let Some(json) = self.decoded("read-session", &answer, Severity::Warning) else {
+            return false;
+        };
+        let native = json
+            .get("native_data")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let back = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, native).ok();
+        if back.as_deref() == Some(bytes) {
+            return true;
+        }
+        let message = format!(
+            "read-session of session {id} does not give that session's transcript back ({} bytes \
+             written, {} read; the protocol's rule: the host never calls read-session)",
+            bytes.len(),
+            back.map_or(0, |b| b.len())
+        );
+        self.find(Severity::Warning, message);
+        false
+    }
+}
