@@ -22,6 +22,12 @@ use serde_json::{Map, Value};
 
 use crate::case::Severity;
 
+mod table;
+
+use GoType::*;
+use Zero::*;
+pub use table::fields;
+
 /// A Go type of a decoded field.
 #[derive(Debug, Clone, Copy)]
 pub enum GoType {
@@ -71,206 +77,6 @@ pub struct Field {
     pub zero: Zero,
 }
 
-const fn field(name: &'static str, ty: GoType, zero: Zero) -> Field {
-    Field { name, ty, zero }
-}
-
-use GoType::*;
-use Zero::*;
-
-/// Token counts are not checked by the host (missing ones add 0 to the
-/// session's totals); the token cases judge the values.
-const TOKEN_ZERO: Zero = Fine;
-
-/// TokenUsage (calculate-tokens, calculate-total-tokens).
-const TOKEN_USAGE: &[Field] = &[
-    field("input_tokens", Int, TOKEN_ZERO),
-    field("output_tokens", Int, TOKEN_ZERO),
-    field("cache_creation_tokens", Int, Fine),
-    field("cache_read_tokens", Int, Fine),
-    field("api_call_count", Int, Fine),
-    field("subagent_tokens", Struct(SUBAGENT_USAGE), Fine),
-];
-
-/// The nested TokenUsage: its missing fields are only zero.
-const SUBAGENT_USAGE: &[Field] = &[
-    field("input_tokens", Int, Fine),
-    field("output_tokens", Int, Fine),
-    field("cache_creation_tokens", Int, Fine),
-    field("cache_read_tokens", Int, Fine),
-    field("api_call_count", Int, Fine),
-];
-
-/// Fields of answers the host never asks for (`get-session-id`,
-/// `read-session`, `extract-summary`: host-behaviour, "The calls the host
-/// makes over a session"): the protocol's rules only, judged by the cases
-/// at warning severity at most.
-const NEVER_CALLED: Zero = Fine;
-
-const ASSET: &[Field] = &[
-    field(
-        "name",
-        Str,
-        Degrades("an asset without a name makes the host drop the compact copy"),
-    ),
-    field(
-        "media_type",
-        Str,
-        Degrades("an asset without a media type makes the host drop the compact copy"),
-    ),
-    field("data", Bytes, Fine),
-];
-
-/// Every JSON answer the host decodes into a struct, by the name of its
-/// schema (the subcommand). `parse-hook` is not here: its Event has its own
-/// layered schemas (`event-decode`, `event-host`, ...).
-const ANSWERS: &[(&str, &[Field])] = &[
-    (
-        "info",
-        &[
-            field(
-                "protocol_version",
-                Int,
-                Breaks(
-                    "decodes as 0: the host registers only protocol 1, so the plugin is never registered",
-                ),
-            ),
-            field("name", Str, Fine),
-            field("type", Str, Fine),
-            field("description", Str, Fine),
-            field("is_preview", Bool, Fine),
-            field("protected_dirs", Strings, Fine),
-            field("hook_names", Strings, Fine),
-            field("protected_files", Strings, Fine),
-            field("caller_env_vars", Strings, Fine),
-            field(
-                "capabilities",
-                Object,
-                Degrades("no capability is declared: the host calls no optional subcommand"),
-            ),
-        ],
-    ),
-    (
-        "detect",
-        &[field(
-            "present",
-            Bool,
-            Degrades("decodes as false: the host does not offer this agent where it is present"),
-        )],
-    ),
-    ("get-session-id", &[field("session_id", Str, NEVER_CALLED)]),
-    (
-        "get-session-dir",
-        &[field(
-            "session_dir",
-            Str,
-            Breaks(
-                "the host fails the session store (\"session directory is required\"): entire resume and rewind fail",
-            ),
-        )],
-    ),
-    (
-        "resolve-session-file",
-        &[field(
-            "session_file",
-            Str,
-            Breaks("entire resume and rewind have no file to restore the session to"),
-        )],
-    ),
-    (
-        "read-session",
-        &[
-            field("session_id", Str, NEVER_CALLED),
-            field("agent_name", Str, NEVER_CALLED),
-            field("repo_path", Str, NEVER_CALLED),
-            field("session_ref", Str, NEVER_CALLED),
-            field("start_time", Time, Fine),
-            field("native_data", Bytes, NEVER_CALLED),
-            field("modified_files", Strings, Fine),
-            field("new_files", Strings, Fine),
-            field("deleted_files", Strings, Fine),
-        ],
-    ),
-    ("chunk-transcript", &[field("chunks", BytesList, Fine)]),
-    (
-        "format-resume-command",
-        &[field(
-            "command",
-            Str,
-            Degrades("entire resume shows the user no command to resume with"),
-        )],
-    ),
-    (
-        "install-hooks",
-        &[field(
-            "hooks_installed",
-            Int,
-            Degrades(
-                "decodes as 0: the host prints \"already installed\" instead of \"Installed N hooks\"",
-            ),
-        )],
-    ),
-    (
-        "are-hooks-installed",
-        &[field(
-            "installed",
-            Bool,
-            Degrades("decodes as false: the host reads \"not installed\""),
-        )],
-    ),
-    ("get-transcript-position", &[field("position", Int, Fine)]),
-    (
-        "extract-modified-files",
-        &[
-            field("files", Strings, Fine),
-            field("current_position", Int, Fine),
-        ],
-    ),
-    (
-        "extract-all-modified-files",
-        &[field("files", Strings, Fine)],
-    ),
-    ("extract-prompts", &[field("prompts", Strings, Fine)]),
-    (
-        "extract-summary",
-        &[
-            field("summary", Str, NEVER_CALLED),
-            field("has_summary", Bool, NEVER_CALLED),
-        ],
-    ),
-    ("calculate-tokens", TOKEN_USAGE),
-    ("calculate-total-tokens", TOKEN_USAGE),
-    (
-        "generate-text",
-        &[field(
-            "text",
-            Str,
-            Breaks("entire explain --generate fails (\"Failed to generate summary\")"),
-        )],
-    ),
-    (
-        "compact-transcript",
-        &[
-            field(
-                "transcript",
-                GoType::Bytes,
-                Degrades(
-                    "an empty compact transcript: the host logs it and skips the compact copy",
-                ),
-            ),
-            field("assets", Structs(ASSET), Fine),
-        ],
-    ),
-];
-
-/// The fields of an answer, when the host decodes it into a struct.
-pub fn fields(schema: &str) -> Option<&'static [Field]> {
-    ANSWERS
-        .iter()
-        .find(|(name, _)| *name == schema)
-        .map(|(_, fields)| *fields)
-}
-
 /// One thing the host's decoding or the zero values say about an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Consequence {
@@ -280,6 +86,8 @@ pub struct Consequence {
     pub pointer: String,
     /// What happens, for the report.
     pub message: String,
+    /// The host's decoder itself fails (the answer is not used at all).
+    pub undecodable: bool,
 }
 
 /// The host's view of an answer.
@@ -295,9 +103,7 @@ pub struct Judged {
 impl Judged {
     /// Whether the host's decoding failed.
     pub fn undecodable(&self) -> bool {
-        self.consequences
-            .iter()
-            .any(|c| c.severity == Severity::Failure && c.message.starts_with("the host's decoder"))
+        self.consequences.iter().any(|c| c.undecodable)
     }
 }
 
@@ -369,6 +175,7 @@ fn missing(f: &Field, pointer: &str, out: &mut Vec<Consequence>) {
             severity: Severity::Warning,
             pointer: pointer.to_string(),
             message: format!("missing: {why}"),
+            undecodable: false,
         }),
         Breaks(why) => out.push(breaks(pointer, "is missing", why)),
     }
@@ -379,6 +186,7 @@ fn breaks(pointer: &str, what: &str, why: &str) -> Consequence {
         severity: Severity::Failure,
         pointer: pointer.to_string(),
         message: format!("{what}: {why}"),
+        undecodable: false,
     }
 }
 
@@ -387,6 +195,7 @@ fn decode_error(pointer: &str, reason: &str) -> Consequence {
         severity: Severity::Failure,
         pointer: if pointer.is_empty() { "/" } else { pointer }.to_string(),
         message: format!("the host's decoder (Go encoding/json) fails: {reason}"),
+        undecodable: true,
     }
 }
 
