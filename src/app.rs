@@ -170,6 +170,11 @@ struct RunArgs {
     #[arg(long, value_name = "DIR")]
     sandbox_dir: Option<PathBuf>,
 
+    /// The largest file a plugin call may write, and the most its sandbox
+    /// may hold, in MiB [default: 256].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    max_write: Option<u64>,
+
     /// Keep every sandbox (those of cases that did not pass are always kept).
     #[arg(long)]
     keep_temp: bool,
@@ -344,6 +349,10 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             .unwrap_or_else(crate::sandbox::default_base),
         fail_fast: args.fail_fast,
         confine: !args.no_confine && confinement_available(),
+        max_write: args
+            .max_write
+            .unwrap_or(crate::machine::DEFAULT_MAX_WRITE_MIB)
+            << 20,
     };
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());

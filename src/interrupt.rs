@@ -10,7 +10,8 @@
 //! a handler may safely do); a thread waiting on the socket then
 //! 1. raises the flag that stops new plugin calls and new sandboxes, and
 //!    waits for those already being made ([`Entry`]);
-//! 2. kills the process group of every running plugin call ([`Group`]);
+//! 2. kills the process group of every running plugin call ([`Group`]),
+//!    and every process that left one ([`crate::machine::sweep`]);
 //! 3. deletes every sandbox of the run, kept ones included: no report will
 //!    name them;
 //! 4. says so on stderr and exits with 128 + the signal's number, as a shell
@@ -149,6 +150,8 @@ mod unix {
         for &pid in &groups {
             kill_group(pid);
         }
+        // What left those groups (a daemon in a session of its own).
+        let _ = crate::machine::sweep();
         let sandboxes: Vec<PathBuf> = SANDBOXES.lock().map(|s| s.clone()).unwrap_or_default();
         for root in &sandboxes {
             let _ = std::fs::remove_dir_all(root);

@@ -40,6 +40,7 @@ pub mod fixtures;
 pub mod generate;
 pub mod init;
 pub mod interrupt;
+pub mod machine;
 pub mod plugin_path;
 pub mod report;
 pub mod repro;

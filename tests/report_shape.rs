@@ -143,6 +143,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         sandbox_base: sandboxes.to_path_buf(),
         fail_fast: false,
         confine: false,
+        max_write: 256 << 20,
     };
     agent_conform::execute::run(
         plugin,

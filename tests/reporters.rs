@@ -744,6 +744,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         sandbox_base: std::env::temp_dir(),
         fail_fast: false,
         confine: false,
+        max_write: 256 << 20,
     };
     let run = agent_conform::execute::run(
         plugin,
