@@ -217,7 +217,7 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
         }
     } else if out.termination == Termination::Exited(None)
         && !out.stdout_overflow
-        && !(out.oversize.is_some() && out.signal == Some(SIGXFSZ))
+        && !(out.oversize.is_some() && out.signal == Some(crate::machine::SIGXFSZ))
     {
         findings.push(Finding::failure(
             "was killed by a signal (it crashed, or was killed from outside)",
@@ -227,16 +227,13 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
     findings
 }
 
-/// SIGXFSZ: a write past the file size limit (25 on Linux and the BSDs).
-const SIGXFSZ: i32 = 25;
-
 /// What the call did to the machine beyond its sandbox's rules (see
 /// [`crate::machine`]): a write past the limit fails in every case, as a
 /// flood does; a process left running is a warning.
 fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
     if let Some(over) = &out.oversize {
         findings.push(Finding::hard(over.message()));
-    } else if out.signal == Some(SIGXFSZ) {
+    } else if out.signal == Some(crate::machine::SIGXFSZ) {
         findings.push(Finding::hard(
             "was killed by SIGXFSZ: it wrote past the file size limit agent-conform sets \
              (--max-write), outside its sandbox; a plugin that fills the user's disk during \

@@ -32,11 +32,14 @@
 //! run's marker is killed. Off Linux, processes are not looked for.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Default of `--max-write`, in MiB.
 pub const DEFAULT_MAX_WRITE_MIB: u64 = 256;
+
+/// SIGXFSZ: a write past the file size limit (25 on Linux and the BSDs).
+pub const SIGXFSZ: i32 = 25;
 
 /// The environment variable that marks every process of a plugin call.
 pub const MARKER_VAR: &str = "AGENT_CONFORM_CALL";
@@ -49,6 +52,10 @@ const SHRINK_FROM: u64 = 1 << 20;
 /// plugin's writes, and not counted.
 const HARNESS_DIR: &str = "stdin";
 
+/// The sandbox is walked again once its file system has grown this much
+/// since the last walk.
+const GROWTH: u64 = 1 << 20;
+
 /// What a plugin call may leave on the machine.
 #[derive(Debug, Clone)]
 pub struct Guard {
@@ -57,6 +64,55 @@ pub struct Guard {
     /// The largest file a call may write, and the most the sandbox may hold
     /// (bytes).
     pub max_write: u64,
+    /// The bytes used on the sandbox's file system when the sandbox was last
+    /// walked (lowered when that use falls): shared by the sandbox's calls.
+    pub measured: Arc<AtomicU64>,
+}
+
+impl Guard {
+    /// Whether the sandbox went over the limit during a call. Walking a
+    /// sandbox costs about 0.1 ms (a dozen directories), as much as half of
+    /// what the harness adds to a call; so it is walked only when its file
+    /// system has grown by [`GROWTH`] since the last walk (one `statvfs`),
+    /// or the plugin was killed for a write past the limit (`forced`).
+    pub fn check(&self, forced: bool) -> Option<Oversize> {
+        let used = fs_used(&self.root);
+        if let Some(used) = used {
+            let before = self.measured.fetch_min(used, Ordering::Relaxed);
+            if !forced && used < before.saturating_add(GROWTH) {
+                return None;
+            }
+        }
+        let over = oversize(&self.root, self.max_write);
+        if let Some(used) = fs_used(&self.root).or(used) {
+            self.measured.store(used, Ordering::Relaxed);
+        }
+        over
+    }
+}
+
+/// The bytes in use on the file system holding `path`.
+#[cfg(unix)]
+fn fs_used(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs writes into the zeroed struct we own; the path is a
+    // valid NUL-terminated string.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    // The field types differ between platforms (u32 on some).
+    #[allow(clippy::useless_conversion)]
+    let used = u64::from(stat.f_blocks)
+        .saturating_sub(u64::from(stat.f_bfree))
+        .saturating_mul(u64::from(stat.f_frsize));
+    Some(used)
+}
+
+#[cfg(not(unix))]
+fn fs_used(_path: &Path) -> Option<u64> {
+    None
 }
 
 /// A sandbox that went over its limit.
@@ -163,6 +219,9 @@ struct Usage {
     largest: Option<(PathBuf, u64)>,
 }
 
+/// Adds up the regular files beneath `dir` (the file types come with the
+/// directory entries: only files are stat'ed). Symbolic links are not
+/// followed.
 fn walk(dir: &Path, top: bool, usage: &mut Usage, visit: &mut dyn FnMut(&Path, u64)) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -171,12 +230,15 @@ fn walk(dir: &Path, top: bool, usage: &mut Usage, visit: &mut dyn FnMut(&Path, u
         if top && entry.file_name() == HARNESS_DIR {
             continue;
         }
-        let Ok(meta) = entry.metadata() else { continue };
-        let path = entry.path();
-        if meta.is_dir() {
-            walk(&path, false, usage, visit);
-        } else if meta.is_file() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(&entry.path(), false, usage, visit);
+        } else if kind.is_file() {
+            let Ok(meta) = entry.metadata() else { continue };
             let size = meta.len();
+            let path = entry.path();
             usage.total = usage.total.saturating_add(size);
             if usage.largest.as_ref().is_none_or(|(_, s)| size > *s) {
                 usage.largest = Some((path.clone(), size));
@@ -252,15 +314,25 @@ mod procs {
     /// Ids probed one by one up to this many; past it `/proc` is listed.
     const PROBE: u32 = 64;
 
-    /// The last process id handed out in our pid namespace.
-    fn last_pid() -> Option<u32> {
-        let text = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
-            .ok()
-            .or_else(|| {
-                let load = std::fs::read_to_string("/proc/loadavg").ok()?;
-                load.split_whitespace().last().map(str::to_string)
-            })?;
-        text.trim().parse().ok()
+    /// The last process id handed out in our pid namespace: read from a
+    /// file kept open (a read at offset 0 costs a third of an open, read
+    /// and close).
+    pub(super) fn last_pid() -> Option<u32> {
+        use std::os::unix::fs::FileExt;
+        static FILE: OnceLock<Option<std::fs::File>> = OnceLock::new();
+        let read = |file: &std::fs::File| {
+            let mut buf = [0u8; 64];
+            let n = file.read_at(&mut buf, 0).ok()?;
+            let text = std::str::from_utf8(&buf[..n]).ok()?;
+            text.split_whitespace().last()?.parse().ok()
+        };
+        let file = FILE.get_or_init(|| {
+            ["/proc/sys/kernel/ns_last_pid", "/proc/loadavg"]
+                .iter()
+                .filter_map(|p| std::fs::File::open(p).ok())
+                .find(|f| read(f).is_some())
+        });
+        file.as_ref().and_then(read)
     }
 
     fn pid_max() -> u32 {

@@ -239,7 +239,7 @@ pub fn run(inv: &Invocation) -> Outcome {
     let oversize = inv
         .guard
         .as_ref()
-        .and_then(|g| machine::oversize(&g.root, g.max_write));
+        .and_then(|g| g.check(signal == Some(machine::SIGXFSZ)));
     Outcome {
         blocked_writes,
         signal,
