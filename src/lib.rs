@@ -23,7 +23,9 @@
 //! - [`results`] is the run's outcome, which the [`report`]ers render;
 //! - [`init`] scaffolds a plugin repository's own cases from its `info`;
 //! - [`interrupt`] ends an interrupted run without leaving plugin processes
-//!   or sandboxes behind;
+//!   or sandboxes behind; [`machine`] bounds each call's writes and kills
+//!   what it left running; [`runs`] keeps the sandboxes of the newest runs
+//!   only;
 //! - [`app`] is the command line.
 
 pub mod app;
@@ -47,6 +49,7 @@ pub mod repro;
 pub mod results;
 pub mod roundtrip;
 pub mod runner;
+pub mod runs;
 pub mod sandbox;
 pub mod schema;
 pub mod template;

@@ -174,6 +174,21 @@ pub fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
 }
 
+/// `bytes` for people: `512 B`, `12.0 KiB`, `1.5 MiB`, `2.0 GiB`.
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 /// The run's part of every marker: unique to this harness process.
 fn run_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
