@@ -91,6 +91,13 @@ impl Guard {
     }
 }
 
+/// What a new sandbox's file system uses now: the starting point of its
+/// [`Guard::measured`] (0 where it cannot be told, so that the first call
+/// walks the sandbox).
+pub fn baseline(root: &Path) -> u64 {
+    fs_used(root).unwrap_or(0)
+}
+
 /// The bytes in use on the file system holding `path`.
 #[cfg(unix)]
 fn fs_used(path: &Path) -> Option<u64> {
@@ -211,15 +218,16 @@ pub fn next_marker() -> String {
 pub fn limit_writes(pid: u32, bytes: u64) {
     #[cfg(target_os = "linux")]
     {
-        let limit = libc::rlimit64 {
+        let bytes = libc::rlim_t::try_from(bytes).unwrap_or(libc::RLIM_INFINITY);
+        let limit = libc::rlimit {
             rlim_cur: bytes,
             rlim_max: bytes,
         };
         if let Ok(pid) = libc::pid_t::try_from(pid) {
-            // SAFETY: prlimit64 reads the struct we own and writes nothing
-            // (no old-limit pointer).
+            // SAFETY: prlimit reads the struct we own and writes nothing (no
+            // old-limit pointer). glibc and musl both have it.
             unsafe {
-                libc::prlimit64(pid, libc::RLIMIT_FSIZE, &limit, std::ptr::null_mut());
+                libc::prlimit(pid, libc::RLIMIT_FSIZE, &limit, std::ptr::null_mut());
             }
         }
     }

@@ -52,7 +52,16 @@ impl RunDir {
             std::process::id()
         );
         let path = runs.join(name);
-        fs::create_dir(&path)?;
+        let mut made = fs::create_dir(&path);
+        if made
+            .as_ref()
+            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+        {
+            // Another run's end removed the empty runs' folder just now.
+            runs_dir(base)?;
+            made = fs::create_dir(&path);
+        }
+        made?;
         let started = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
         let text = format!(
             "{MAGIC}\nstarted_ms={started}\nkeep={keep}\nplugin={}\n",

@@ -81,6 +81,12 @@ impl Sandbox {
             fs::create_dir_all(path)?;
         }
         git_init(&sandbox.repo())?;
+        // Made off the workers' path (see crate::depot): the first call in
+        // the sandbox need not walk it.
+        let used = crate::machine::baseline(&sandbox.root);
+        sandbox
+            .measured
+            .store(used, std::sync::atomic::Ordering::Relaxed);
         Ok(sandbox)
     }
 
