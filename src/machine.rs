@@ -26,10 +26,18 @@
 //! in a session of its own) is found through `/proc` by its marker, killed
 //! and reported. Process ids are handed out in a cycle, so whatever the call
 //! started has an id after the call's own, up to the last one handed out:
-//! only those ids are looked at, and a call that started nothing (no id
-//! handed out since its own) costs one read of `/proc/sys/kernel/ns_last_pid`.
+//! only those ids are looked at, and a call after which no id was handed out
+//! costs one read of `/proc/sys/kernel/ns_last_pid` (2.5 µs). Of the ids
+//! handed out, the harness's own threads are skipped from a list, the ids
+//! already gone (most) and the processes of other users with `kill(id, 0)`;
+//! only what is left has its environment read. Measured on the project's
+//! machine while three other builds ran: the whole guard (marker, limit,
+//! look, sandbox check) adds 0.03 ms to a call's median (1.543 ms against
+//! 1.575 ms, 1000 calls each); the look alone takes 10 µs at the median and
+//! 95 µs at the 90th percentile, when other processes started meanwhile.
 //! At the end of the run (and on interruption) every process carrying the
-//! run's marker is killed. Off Linux, processes are not looked for.
+//! run's marker is killed: a full scan of `/proc` (0.3 to 0.5 ms for 70
+//! processes). Off Linux, processes are not looked for.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -294,6 +302,45 @@ pub fn oversize(root: &Path, limit: u64) -> Option<Oversize> {
     })
 }
 
+/// Marks the calling thread as the harness's own for as long as the value
+/// lives: the threads a call starts after spawning the plugin (its waiter,
+/// its readers) take process ids from the same cycle as the plugin's
+/// processes, and [`reap`] skips them without a look at `/proc`. Only a
+/// shortcut: a thread not marked is looked at and found to be no plugin's.
+pub struct OwnThread(#[allow(dead_code)] u32);
+
+/// The ids of the threads marked with [`OwnThread`].
+static OWN_THREADS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+impl OwnThread {
+    /// Marks the calling thread (off Linux: nothing).
+    pub fn enter() -> OwnThread {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: gettid(2) takes no arguments and cannot fail.
+            let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+            let tid = u32::try_from(tid).unwrap_or(0);
+            if let Ok(mut own) = OWN_THREADS.lock() {
+                own.push(tid);
+            }
+            OwnThread(tid)
+        }
+        #[cfg(not(target_os = "linux"))]
+        OwnThread(0)
+    }
+}
+
+impl Drop for OwnThread {
+    /// Unmarks the thread while it still holds its id.
+    fn drop(&mut self) {
+        if let Ok(mut own) = OWN_THREADS.lock()
+            && let Some(at) = own.iter().position(|t| *t == self.0)
+        {
+            own.swap_remove(at);
+        }
+    }
+}
+
 /// Kills every process still alive with `marker` that left the process
 /// group of the call led by `leader` (which the runner killed), and returns
 /// them. Members of the group still dying are killed again, not reported.
@@ -412,6 +459,20 @@ mod procs {
         }
     }
 
+    /// Whether `id` is alive and ours to kill: `kill(id, 0)`, a tenth of
+    /// the cost of a look at `/proc`.
+    fn signalable(id: u32) -> bool {
+        libc::pid_t::try_from(id).is_ok_and(|id| {
+            // SAFETY: kill(2) with signal 0 only checks; no memory involved.
+            unsafe { libc::kill(id, 0) == 0 }
+        })
+    }
+
+    /// Whether `id` is a thread of the harness marked as such.
+    fn ours(id: u32) -> bool {
+        super::OWN_THREADS.lock().is_ok_and(|own| own.contains(&id))
+    }
+
     /// Whether the environment of `pid` has an entry `entry` exactly
     /// (`prefix` false) or starting with it.
     fn carries(pid: u32, entry: &[u8], prefix: bool) -> bool {
@@ -484,7 +545,9 @@ mod procs {
                 break;
             }
             for pid in ids(from, to) {
-                if !carries(pid, entry.as_bytes(), false) {
+                // The harness's own threads (a call's readers and waiter)
+                // take ids from the same cycle; most ids are gone already.
+                if ours(pid) || !signalable(pid) || !carries(pid, entry.as_bytes(), false) {
                     continue;
                 }
                 let Some(group) = group_of(pid) else { continue };

@@ -333,6 +333,7 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>) {
         return;
     }
     thread::spawn(move || {
+        let _own = machine::OwnThread::enter();
         let _ = pipe.write_all(&bytes);
         drop(pipe);
     });
@@ -357,6 +358,7 @@ struct Sink {
 fn read_bounded<R: Read + Send + 'static>(mut pipe: R, sink: Sink) -> Receiver<Captured> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
+        let _own = machine::OwnThread::enter();
         let mut captured = Captured::default();
         let mut compare = sink.expected.map(Comparison::new);
         let mut buf = vec![0u8; 64 * 1024];
@@ -461,6 +463,7 @@ fn wait_with_deadline(
     let pid = child.id();
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
+        let _own = machine::OwnThread::enter();
         let status = child.wait();
         let _ = tx.send(status);
     });
