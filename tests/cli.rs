@@ -105,6 +105,8 @@ fn junit_and_github_outputs_are_written_even_when_info_fails() {
         .env("GITHUB_STEP_SUMMARY", &summary)
         .arg("--junit")
         .arg(&junit)
+        .arg("--sandbox-dir")
+        .arg(dir.path())
         .arg(common::plugin("broken/entire-agent-bad-info"))
         .output()
         .unwrap();

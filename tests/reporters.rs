@@ -662,7 +662,8 @@ fn the_schema_rejects_what_the_report_never_holds() {
 fn real_json_report(plugin: &Path) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let out = common::harness()
-        .args(["--format", "json"])
+        .args(["--format", "json", "--sandbox-dir"])
+        .arg(tmp.path())
         .arg(plugin)
         .env("TMPDIR", tmp.path())
         .output()
