@@ -156,6 +156,14 @@ enum Command {
         #[arg(last = true)]
         args: Vec<OsString>,
     },
+    /// Remove the sandboxes earlier runs kept (`--keep-temp` ones too) and
+    /// print what that freed.
+    Clean {
+        /// Where the runs made their sandboxes [default: /dev/shm and the
+        /// system's temporary directory].
+        #[arg(long, value_name = "DIR")]
+        sandbox_dir: Option<PathBuf>,
+    },
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -212,6 +220,11 @@ struct RunArgs {
     /// system's temporary directory].
     #[arg(long, value_name = "DIR")]
     sandbox_dir: Option<PathBuf>,
+
+    /// The largest file a plugin call may write, and the most its sandbox
+    /// may hold, in MiB [default: 256].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    max_write: Option<u64>,
 
     /// Keep every sandbox (those of cases that did not pass are always kept).
     #[arg(long)]
@@ -308,6 +321,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
         Some(Command::Schema { name }) => print_schema(name.as_deref()),
         Some(Command::Coverage { cases }) => coverage(&cases),
         Some(Command::Discover { timeout, format }) => discover(timeout, format),
+        Some(Command::Clean { sandbox_dir }) => clean(sandbox_dir),
         Some(Command::Init {
             plugin,
             dir,
@@ -385,18 +399,24 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
     }
     select(&mut suite, &args.only, &args.skip)?;
+    let base = args
+        .sandbox_dir
+        .clone()
+        .unwrap_or_else(crate::sandbox::default_base);
+    let run_dir = start_run_dir(&base, &plugin, args.keep_temp)?;
     let options = Options {
         timeout: args.timeout.unwrap_or(Duration::from_secs(30)),
         info_timeout: args.timeout.unwrap_or(Duration::from_secs(10)),
         keep_temp: args.keep_temp,
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
         seed: args.seed.unwrap_or_else(random_seed),
-        sandbox_base: args
-            .sandbox_dir
-            .clone()
-            .unwrap_or_else(crate::sandbox::default_base),
+        sandbox_base: run_dir.path().to_path_buf(),
         fail_fast: args.fail_fast,
         confine: !args.no_confine && confinement_available(),
+        max_write: args
+            .max_write
+            .unwrap_or(crate::machine::DEFAULT_MAX_WRITE_MIB)
+            << 20,
     };
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
@@ -422,7 +442,78 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         Format::Human => print_stdout(&human.render(&report)),
         Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
     }
+    drop(run_dir);
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// Makes the run's folder of sandboxes under `base` and removes those of
+/// earlier runs beyond the newest ones (see [`crate::runs`]), saying so.
+fn start_run_dir(
+    base: &Path,
+    plugin: &Path,
+    keep_temp: bool,
+) -> Result<crate::runs::RunDir, UsageError> {
+    let run_dir = crate::runs::RunDir::create(base, plugin, keep_temp).map_err(|err| {
+        UsageError::new(
+            format!(
+                "cannot make this run's sandbox folder in {}: {err}",
+                base.display()
+            ),
+            "pass --sandbox-dir DIR, a directory of yours that you can write",
+        )
+    })?;
+    crate::interrupt::track_run_dir(run_dir.path());
+    let removed = crate::runs::prune(base);
+    if removed.runs > 0 {
+        eprintln!(
+            "agent-conform: {} (the newest {} runs of the last 24 hours stay; \
+             `agent-conform clean` removes them all)",
+            removed.line(&base.join(crate::runs::RUNS_DIR)),
+            crate::runs::KEEP_RUNS
+        );
+    }
+    Ok(run_dir)
+}
+
+/// `clean`: removes every kept sandbox folder of earlier runs.
+fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError> {
+    let bases = match sandbox_dir {
+        Some(dir) if !dir.is_dir() => {
+            return Err(UsageError::new(
+                format!("--sandbox-dir {} is not a directory", dir.display()),
+                "pass the --sandbox-dir the runs were given, or leave the flag out",
+            ));
+        }
+        Some(dir) => vec![dir],
+        None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()]
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .collect(),
+    };
+    let cleaned = crate::runs::clean_all(&bases);
+    let mut text = String::new();
+    let mut freed = 0;
+    for (dir, removed) in &cleaned {
+        freed += removed.bytes;
+        if removed.runs > 0 || removed.running > 0 {
+            text.push_str(&removed.line(dir));
+            text.push('\n');
+        }
+    }
+    if text.is_empty() {
+        let dirs: Vec<String> = cleaned
+            .iter()
+            .map(|(d, _)| d.display().to_string())
+            .collect();
+        text = format!(
+            "nothing to remove: no kept sandboxes in {}\n",
+            dirs.join(" or ")
+        );
+    } else {
+        text.push_str(&format!("freed {}\n", crate::machine::size_text(freed)));
+    }
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Whether the kernel can confine the plugin's writes; if not, says so

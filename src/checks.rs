@@ -254,12 +254,42 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
                  as the error, so a silent failure leaves them nothing to act on"
             )));
         }
-    } else if out.termination == Termination::Exited(None) && !out.stdout_overflow {
+    } else if out.termination == Termination::Exited(None)
+        && !out.stdout_overflow
+        && !(out.oversize.is_some() && out.signal == Some(crate::machine::SIGXFSZ))
+    {
         findings.push(Finding::failure(
             "was killed by a signal (it crashed, or was killed from outside)",
         ));
     }
+    machine_findings(out, &mut findings);
     findings
+}
+
+/// What the call did to the machine beyond its sandbox's rules (see
+/// [`crate::machine`]): a write past the limit fails in every case, as a
+/// flood does; a process left running is a warning.
+fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
+    if let Some(over) = &out.oversize {
+        findings.push(Finding::hard(over.message()));
+    } else if out.signal == Some(crate::machine::SIGXFSZ) {
+        findings.push(Finding::hard(
+            "was killed by SIGXFSZ: it wrote past the file size limit agent-conform sets \
+             (--max-write), outside its sandbox; a plugin that fills the user's disk during \
+             a hook breaks the machine the host runs on",
+        ));
+    }
+    for left in &out.lingering {
+        let mut warning = Finding::warning(format!(
+            "left running after {} returned: `{}` (pid {}, killed by agent-conform); the host \
+             would leave it in the user's session",
+            out.call_name(),
+            left.command,
+            left.pid
+        ));
+        warning.hard = true;
+        findings.push(warning);
+    }
 }
 
 /// Recognises the crash output of common plugin languages on stderr.

@@ -220,6 +220,8 @@ fn probe(found: &mut Found, options: &Options) {
     );
     inv.env = sandbox.env();
     inv.env_remove = sandbox::env_remove();
+    // Nothing the call leaves running outlives it.
+    inv.guard = Some(sandbox.guard(crate::machine::DEFAULT_MAX_WRITE_MIB << 20));
     let outcome = runner::run(&inv);
     let (verdict, reason, info) = judge_info(&found.name, options.timeout, &outcome);
     found.verdict = verdict;

@@ -109,6 +109,8 @@ pub fn query_info(plugin: &Path) -> Result<Info, UsageError> {
     );
     inv.env = sandbox.env();
     inv.env_remove = sandbox::env_remove();
+    // Nothing the call leaves running outlives it.
+    inv.guard = Some(sandbox.guard(crate::machine::DEFAULT_MAX_WRITE_MIB << 20));
     let outcome = crate::runner::run(&inv);
     match &outcome.termination {
         Termination::Exited(Some(0)) => {}

@@ -10,9 +10,10 @@
 //! a handler may safely do); a thread waiting on the socket then
 //! 1. raises the flag that stops new plugin calls and new sandboxes, and
 //!    waits for those already being made ([`Entry`]);
-//! 2. kills the process group of every running plugin call ([`Group`]);
-//! 3. deletes every sandbox of the run, kept ones included: no report will
-//!    name them;
+//! 2. kills the process group of every running plugin call ([`Group`]),
+//!    and every process that left one ([`crate::machine::sweep`]);
+//! 3. deletes every sandbox of the run, kept ones included, and the run's
+//!    folder ([`crate::runs`]): no report will name them;
 //! 4. says so on stderr and exits with 128 + the signal's number, as a shell
 //!    reports a process the signal ended.
 
@@ -31,6 +32,9 @@ static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// The sandboxes of the run still on disk.
 static SANDBOXES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The run's folder of sandboxes (see [`crate::runs`]).
+static RUN_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Permission to start a plugin call, make a sandbox or write into a kept
 /// one, held until the call or sandbox is registered (the writing done): the
@@ -77,6 +81,11 @@ impl Drop for Group {
 /// Registers a sandbox made under `_entry`, to be deleted on interruption.
 pub fn track_sandbox(root: &Path, _entry: &Entry) {
     register(&SANDBOXES, root.to_path_buf());
+}
+
+/// Registers the run's folder, deleted on interruption with what is in it.
+pub fn track_run_dir(path: &Path) {
+    register(&RUN_DIRS, path.to_path_buf());
 }
 
 /// Forgets a sandbox that was deleted.
@@ -132,7 +141,7 @@ mod unix {
     use std::sync::atomic::{AtomicI32, Ordering};
     use std::time::{Duration, Instant};
 
-    use super::{GROUPS, IN_FLIGHT, INTERRUPTED, SANDBOXES};
+    use super::{GROUPS, IN_FLIGHT, INTERRUPTED, RUN_DIRS, SANDBOXES};
 
     /// How long the interrupting thread waits for the plugin calls and sandboxes
     /// being started to be registered (each takes well under a millisecond).
@@ -149,9 +158,18 @@ mod unix {
         for &pid in &groups {
             kill_group(pid);
         }
+        // What left those groups (a daemon in a session of its own).
+        let _ = crate::machine::sweep();
         let sandboxes: Vec<PathBuf> = SANDBOXES.lock().map(|s| s.clone()).unwrap_or_default();
         for root in &sandboxes {
             let _ = std::fs::remove_dir_all(root);
+        }
+        let run_dirs: Vec<PathBuf> = RUN_DIRS.lock().map(|s| s.clone()).unwrap_or_default();
+        for dir in &run_dirs {
+            let _ = std::fs::remove_dir_all(dir);
+            if let Some(runs) = dir.parent() {
+                let _ = std::fs::remove_dir(runs);
+            }
         }
         let lead = if std::io::stderr().is_terminal() {
             "\n"

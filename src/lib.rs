@@ -24,7 +24,9 @@
 //! - [`init`] scaffolds a plugin repository's own cases from its `info`;
 //!   [`record`] captures a real agent session as a case file that replays it;
 //! - [`interrupt`] ends an interrupted run without leaving plugin processes
-//!   or sandboxes behind;
+//!   or sandboxes behind; [`machine`] bounds each call's writes and kills
+//!   what it left running; [`runs`] keeps the sandboxes of the newest runs
+//!   only;
 //! - [`app`] is the command line.
 
 pub mod app;
@@ -42,6 +44,7 @@ pub mod generate;
 pub mod host;
 pub mod init;
 pub mod interrupt;
+pub mod machine;
 pub mod plugin_path;
 pub mod record;
 pub mod report;
@@ -49,6 +52,7 @@ pub mod repro;
 pub mod results;
 pub mod roundtrip;
 pub mod runner;
+pub mod runs;
 pub mod sandbox;
 pub mod schema;
 pub mod template;

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use crate::confine::{self, Confinement};
 use crate::interrupt;
+use crate::machine::{self, Guard, Lingering, Oversize};
 
 /// The host keeps at most this many bytes of stdout and of stderr (10 MiB).
 pub const OUTPUT_LIMIT: usize = 10 * 1024 * 1024;
@@ -58,6 +59,9 @@ pub struct Invocation {
     pub expect_stdout: Option<Bytes>,
     /// Writes allowed only beneath the sandbox (`None`: unconfined).
     pub confine: Option<Confinement>,
+    /// Bounds on the call's writes and processes (see [`crate::machine`]);
+    /// `None`: unbounded.
+    pub guard: Option<Guard>,
 }
 
 /// Shared, immutable bytes (stdin, expected stdout): cloning is free.
@@ -77,6 +81,7 @@ impl Invocation {
             stdout_limit: OUTPUT_LIMIT,
             expect_stdout: None,
             confine: None,
+            guard: None,
         }
     }
 }
@@ -131,6 +136,15 @@ pub struct Outcome {
     /// Paths outside the sandbox the confined plugin tried to write, from
     /// its stderr (see [`confine::blocked_writes`]).
     pub blocked_writes: Vec<PathBuf>,
+    /// The signal that ended the plugin, if one did.
+    pub signal: Option<i32>,
+    /// The sandbox went over the write limit (see [`crate::machine`]).
+    pub oversize: Option<Oversize>,
+    /// Processes of the call still alive after it returned, outside its
+    /// process group: killed, and reported.
+    pub lingering: Vec<Lingering>,
+    /// The call's subcommand (its first argument), for messages.
+    pub subcommand: Option<String>,
 }
 
 impl Outcome {
@@ -147,7 +161,18 @@ impl Outcome {
             stdout_total: 0,
             compared: None,
             blocked_writes: Vec::new(),
+            signal: None,
+            oversize: None,
+            lingering: Vec::new(),
+            subcommand: None,
         }
+    }
+
+    /// The call as messages name it: `` `parse-hook` ``, or "the call".
+    pub fn call_name(&self) -> String {
+        self.subcommand
+            .as_ref()
+            .map_or_else(|| "the call".to_string(), |s| format!("`{s}`"))
     }
 
     /// The exit code when the process exited normally.
@@ -174,12 +199,17 @@ pub fn run(inv: &Invocation) -> Outcome {
     let Some(entry) = interrupt::Entry::enter() else {
         return spawn_failure(inv, io::Error::other("the run was interrupted"), start);
     };
-    let mut child = match spawn(inv) {
+    let marker = inv.guard.as_ref().map(|_| machine::next_marker());
+    let mut child = match spawn(inv, marker.as_deref()) {
         Ok(child) => child,
         Err(err) => return spawn_failure(inv, err, start),
     };
+    let pid = child.id();
+    if let Some(guard) = &inv.guard {
+        machine::limit_writes(pid, guard.max_write);
+    }
     // Killed with the run should it be interrupted (see crate::interrupt).
-    let _group = interrupt::Group::track(child.id(), &entry);
+    let _group = interrupt::Group::track(pid, &entry);
     drop(entry);
     feed_stdin(&mut child, inv.stdin.clone());
     let flooded = Arc::new(AtomicBool::new(false));
@@ -197,14 +227,25 @@ pub fn run(inv: &Invocation) -> Outcome {
     };
     let stderr_rx = child.stderr.take().map(|p| read_bounded(p, stderr_sink));
     // Whatever happens, nothing of the plugin outlives the invocation.
-    let termination = wait_with_deadline(child, inv.timeout, &flooded);
+    let (termination, signal) = wait_with_deadline(child, inv.timeout, &flooded);
+    // Whatever left the process group is found by its marker, before the
+    // pipes are read to their end (it may hold them open).
+    let lingering = marker.map_or_else(Vec::new, |m| machine::reap(&m, pid));
     let (stdout, out_held) = collect(stdout_rx);
     let (stderr, err_held) = collect(stderr_rx);
     let blocked_writes = inv.confine.as_ref().map_or_else(Vec::new, |c| {
         confine::blocked_writes(&stderr.bytes, c.root(), &inv.cwd, &inv.program)
     });
+    let oversize = inv
+        .guard
+        .as_ref()
+        .and_then(|g| g.check(signal == Some(machine::SIGXFSZ)));
     Outcome {
         blocked_writes,
+        signal,
+        oversize,
+        lingering,
+        subcommand: inv.args.first().cloned(),
         termination,
         stdout_overflow: stdout.overflow,
         stderr_overflow: stderr.overflow,
@@ -232,10 +273,16 @@ fn spawn_failure(inv: &Invocation, err: io::Error, start: Instant) -> Outcome {
         stdout_total: 0,
         compared: None,
         blocked_writes: Vec::new(),
+        signal: None,
+        oversize: None,
+        lingering: Vec::new(),
+        subcommand: inv.args.first().cloned(),
     }
 }
 
-fn spawn(inv: &Invocation) -> io::Result<Child> {
+/// Spawns the plugin; `marker` goes into its environment only (not into
+/// `inv.env`, which the reproduce commands print).
+fn spawn(inv: &Invocation, marker: Option<&str>) -> io::Result<Child> {
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args)
         .current_dir(&inv.cwd)
@@ -251,6 +298,9 @@ fn spawn(inv: &Invocation) -> io::Result<Child> {
     }
     for (key, value) in &inv.env {
         cmd.env(key, value);
+    }
+    if let Some(marker) = marker {
+        cmd.env(machine::MARKER_VAR, marker);
     }
     new_process_group(&mut cmd);
     match &inv.confine {
@@ -283,6 +333,7 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>) {
         return;
     }
     thread::spawn(move || {
+        let _own = machine::OwnThread::enter();
         let _ = pipe.write_all(&bytes);
         drop(pipe);
     });
@@ -307,6 +358,7 @@ struct Sink {
 fn read_bounded<R: Read + Send + 'static>(mut pipe: R, sink: Sink) -> Receiver<Captured> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
+        let _own = machine::OwnThread::enter();
         let mut captured = Captured::default();
         let mut compare = sink.expected.map(Comparison::new);
         let mut buf = vec![0u8; 64 * 1024];
@@ -403,18 +455,24 @@ impl Flood {
 /// channel with the deadline, checking the flood flag every few
 /// milliseconds. Elsewhere the child is polled.
 #[cfg(unix)]
-fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Termination {
+fn wait_with_deadline(
+    mut child: Child,
+    timeout: Duration,
+    flood: &Flood,
+) -> (Termination, Option<i32>) {
     let pid = child.id();
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        let status = child.wait().map(exit_code);
+        let _own = machine::OwnThread::enter();
+        let status = child.wait();
         let _ = tx.send(status);
     });
     let deadline = Instant::now() + timeout;
+    let mut signal = None;
     let termination = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left.min(Duration::from_millis(5))) {
-            Ok(Ok(code)) => break Termination::Exited(code),
+            Ok(Ok(status)) => break exited(&mut signal, status),
             Ok(Err(err)) => {
                 break Termination::SpawnFailed(format!("waiting for the plugin failed: {err}"));
             }
@@ -427,7 +485,7 @@ fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Ter
                     rx.recv_timeout(PIPE_GRACE)
                         .ok()
                         .and_then(Result::ok)
-                        .flatten(),
+                        .and_then(exit_code),
                 );
             }
             Err(mpsc::RecvTimeoutError::Timeout) if left.is_zero() => {
@@ -439,11 +497,15 @@ fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Ter
         }
     };
     kill_group(pid);
-    termination
+    (termination, signal)
 }
 
 #[cfg(not(unix))]
-fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Termination {
+fn wait_with_deadline(
+    mut child: Child,
+    timeout: Duration,
+    flood: &Flood,
+) -> (Termination, Option<i32>) {
     let deadline = Instant::now() + timeout;
     let mut nap = Duration::from_micros(100);
     let termination = loop {
@@ -469,11 +531,20 @@ fn wait_with_deadline(mut child: Child, timeout: Duration, flood: &Flood) -> Ter
     };
     let _ = child.kill();
     let _ = child.wait();
-    termination
+    (termination, None)
 }
 
 fn exit_code(status: ExitStatus) -> Option<i32> {
     status.code()
+}
+
+/// The termination of a plugin that exited by itself, noting the signal
+/// that ended it, if one did.
+#[cfg(unix)]
+fn exited(signal: &mut Option<i32>, status: ExitStatus) -> Termination {
+    use std::os::unix::process::ExitStatusExt;
+    *signal = status.signal();
+    Termination::Exited(status.code())
 }
 
 /// Kills the plugin's process group, which `spawn` created for it, so that

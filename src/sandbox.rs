@@ -46,6 +46,9 @@ pub struct Sandbox {
     dir: Option<tempfile::TempDir>,
     root: PathBuf,
     confinement: Option<Confinement>,
+    /// What the sandbox's file system used when it was last measured (see
+    /// [`crate::machine::Guard`]).
+    measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Sandbox {
@@ -62,6 +65,7 @@ impl Sandbox {
             dir: Some(dir),
             root,
             confinement: None,
+            measured: Default::default(),
         };
         interrupt::track_sandbox(&sandbox.root, &entry);
         for sub in [
@@ -77,6 +81,12 @@ impl Sandbox {
             fs::create_dir_all(path)?;
         }
         git_init(&sandbox.repo())?;
+        // Made off the workers' path (see crate::depot): the first call in
+        // the sandbox need not walk it.
+        let used = crate::machine::baseline(&sandbox.root);
+        sandbox
+            .measured
+            .store(used, std::sync::atomic::Ordering::Relaxed);
         Ok(sandbox)
     }
 
@@ -102,6 +112,16 @@ impl Sandbox {
     pub fn confine(&mut self) -> io::Result<()> {
         self.confinement = Some(Confinement::for_sandbox(&self.root)?);
         Ok(())
+    }
+
+    /// The bounds of a plugin call in this sandbox: files of at most
+    /// `max_write` bytes, and as much in all (see [`crate::machine`]).
+    pub fn guard(&self, max_write: u64) -> crate::machine::Guard {
+        crate::machine::Guard {
+            root: self.root.clone(),
+            max_write,
+            measured: self.measured.clone(),
+        }
     }
 
     /// The confinement of the plugin's invocations, if any.

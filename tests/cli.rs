@@ -43,6 +43,22 @@ fn a_bad_flag_exits_2() {
         .args(["--color", "sometimes", "x"])
         .assert()
         .code(2);
+    common::harness()
+        .args(["--max-write", "0", "x"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn clean_of_a_missing_directory_exits_2_with_a_hint() {
+    common::harness()
+        .args(["clean", "--sandbox-dir", "./no-such-dir"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--sandbox-dir ./no-such-dir is not a directory")
+                .and(predicate::str::contains("hint:")),
+        );
 }
 
 #[test]
@@ -89,6 +105,8 @@ fn junit_and_github_outputs_are_written_even_when_info_fails() {
         .env("GITHUB_STEP_SUMMARY", &summary)
         .arg("--junit")
         .arg(&junit)
+        .arg("--sandbox-dir")
+        .arg(dir.path())
         .arg(common::plugin("broken/entire-agent-bad-info"))
         .output()
         .unwrap();

@@ -77,13 +77,17 @@ fn normalize(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(normalize),
         Value::String(text) => {
-            // Sandbox directories have random names, and plugins derive
-            // names from them (a session directory keyed by the repository
-            // path); the rest of a path stays.
+            // Sandbox directories have random names, inside a run's folder
+            // named after the time (agent-conform-runs/<plugin>-<time>-<pid>),
+            // and plugins derive names from them (a session directory keyed
+            // by the repository path); the rest of a path stays.
+            let mut after_runs = false;
             let parts: Vec<&str> = text
                 .split('/')
                 .map(|seg| {
-                    if seg.contains("agent-conform-") {
+                    let run_folder =
+                        std::mem::replace(&mut after_runs, seg == "agent-conform-runs");
+                    if run_folder || seg.contains("agent-conform-") {
                         "SANDBOX"
                     } else {
                         seg

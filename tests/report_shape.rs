@@ -143,6 +143,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         sandbox_base: sandboxes.to_path_buf(),
         fail_fast: false,
         confine: false,
+        max_write: 256 << 20,
     };
     agent_conform::execute::run(
         plugin,
@@ -260,7 +261,15 @@ fn reports_and_scripts_name_only_what_the_harness_set() {
         texts.push(String::from_utf8_lossy(&out.stdout).into_owned());
     }
     let mut scripts = 0;
-    for entry in std::fs::read_dir(&sandboxes).unwrap().flatten() {
+    // Each run keeps its sandboxes in a folder of its own.
+    let runs = std::fs::read_dir(sandboxes.join("agent-conform-runs")).unwrap();
+    let kept = runs.flatten().flat_map(|run| {
+        std::fs::read_dir(run.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+    });
+    for entry in kept {
         let script = entry.path().join("reproduce.sh");
         if let Ok(text) = std::fs::read_to_string(&script) {
             // The removed variable is named, never its value.

@@ -663,7 +663,8 @@ fn the_schema_rejects_what_the_report_never_holds() {
 fn real_json_report(plugin: &Path) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let out = common::harness()
-        .args(["--format", "json"])
+        .args(["--format", "json", "--sandbox-dir"])
+        .arg(tmp.path())
         .arg(plugin)
         .env("TMPDIR", tmp.path())
         .output()
@@ -745,6 +746,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         sandbox_base: std::env::temp_dir(),
         fail_fast: false,
         confine: false,
+        max_write: 256 << 20,
     };
     let run = agent_conform::execute::run(
         plugin,

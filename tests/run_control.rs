@@ -266,10 +266,10 @@ fn a_name_not_on_path_exits_2_and_lists_what_is_there() {
         .stderr(predicate::str::contains("not executable"));
 }
 
-/// The sandboxes left on disk after a run are exactly the ones the report
-/// names: those of the cases that did not pass. Passed and skipped cases
-/// leave none, and neither do the sandboxes made ahead for cases that
-/// `--fail-fast` then stopped.
+/// The sandboxes left on disk after a run (in its folder of the sandbox
+/// directory) are exactly the ones the report names: those of the cases that
+/// did not pass. Passed and skipped cases leave none, and neither do the
+/// sandboxes made ahead for cases that `--fail-fast` then stopped.
 #[test]
 fn the_sandboxes_left_are_exactly_those_the_report_names() {
     let plugin = common::reference();
@@ -289,9 +289,17 @@ fn the_sandboxes_left_are_exactly_those_the_report_names() {
             .iter()
             .filter_map(|c| c["sandbox"].as_str().map(PathBuf::from))
             .collect();
-        let on_disk: std::collections::BTreeSet<PathBuf> = std::fs::read_dir(dir.path())
-            .expect("sandbox dir")
+        // One folder for the run, under agent-conform-runs/, holding its
+        // marker and the kept sandboxes.
+        let runs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("agent-conform-runs"))
+            .expect("the runs' folder")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        assert_eq!(runs.len(), 1, "{extra:?}: {runs:?}");
+        let on_disk: std::collections::BTreeSet<PathBuf> = std::fs::read_dir(&runs[0])
+            .expect("the run's folder")
             .map(|e| e.expect("entry").path().canonicalize().expect("path"))
+            .filter(|p| !p.ends_with(".agent-conform-run"))
             .collect();
         assert!(
             !named.is_empty(),

@@ -61,6 +61,9 @@ pub struct Options {
     pub fail_fast: bool,
     /// Confine the plugin's writes to its sandbox (see [`crate::confine`]).
     pub confine: bool,
+    /// The largest file a plugin call may write, and the most its sandbox
+    /// may hold, in bytes (`--max-write`; see [`crate::machine`]).
+    pub max_write: u64,
 }
 
 /// Shared, read-only state of a run.
@@ -130,6 +133,7 @@ pub fn run(
     reports.extend(rest);
     run.progress.done();
     run.depot.finish();
+    sweep_processes();
     let invocations = reports
         .iter()
         .flat_map(|c| c.steps.iter().map(|s| s.duration))
@@ -144,6 +148,22 @@ pub fn run(
         seed: options.seed,
         peak_rss_bytes: crate::results::peak_rss_bytes(),
     }
+}
+
+/// Kills whatever of the run's plugin calls is still alive (each call's
+/// leftovers were killed when it returned; this is the last look), and says
+/// so on stderr.
+fn sweep_processes() {
+    let left = crate::machine::sweep();
+    if left.is_empty() {
+        return;
+    }
+    let commands: Vec<String> = left.iter().map(|l| format!("`{}`", l.command)).collect();
+    eprintln!(
+        "agent-conform: killed {} process(es) the plugin left running at the end of the run: {}",
+        left.len(),
+        commands.join(", ")
+    );
 }
 
 fn not_run(case: &Case, reason: &str) -> CaseReport {

@@ -15,6 +15,7 @@ impl Run<'_> {
         inv.env = sandbox.env();
         inv.env_remove = sandbox::env_remove();
         inv.confine = sandbox.confinement().cloned();
+        inv.guard = Some(sandbox.guard(self.options.max_write));
         inv
     }
 
