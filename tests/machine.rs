@@ -129,8 +129,11 @@ fn after_fifty_failing_runs_only_the_newest_five_keep_their_sandboxes() {
     let base = tempfile::tempdir_in(agent_conform::sandbox::default_base()).expect("dir");
     let dir = base.path().to_str().expect("utf-8");
     let plugin = common::reference();
-    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "session-id-wrong")];
-    let only = ["--only", "core.get-session-id.from-input", "-j", "1"];
+    let fault = [(
+        "ENTIRE_AGENT_REFERENCE_FAULT",
+        "read-transcript-adds-newline",
+    )];
+    let only = ["--only", "core.read-transcript.raw-bytes", "-j", "1"];
     let mut args = vec!["--sandbox-dir", dir, "--keep-temp"];
     args.extend(only);
     common::run_json(&plugin, &args, &fault);
