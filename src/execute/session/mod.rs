@@ -226,6 +226,9 @@ impl<'p, 'r> Play<'p, 'r> {
     /// agent's payloads or transcript. Reported once, as a warning with the
     /// YAML to add; the restore still runs.
     fn unverified(&mut self, why: String) {
+        if self.unverified.is_some() {
+            return;
+        }
         let message = format!(
             "the agent session is not verified: {why}. The host only ever sends the agent's own \
              payloads; add them as a session: section of your own cases (`agent-conform record` \
