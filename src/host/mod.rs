@@ -11,4 +11,5 @@
 //!   over a session, in order").
 
 pub mod answers;
+pub mod discovery;
 pub mod session;

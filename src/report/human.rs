@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 use owo_colors::OwoColorize;
 
-use crate::case::Severity;
-use crate::checks::Finding;
-use crate::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
+use crate::judge::checks::Finding;
+use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
+use crate::suite::case::Severity;
 
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl Human {
         };
         let text = |p: &str| {
             info.pointer(p)
-                .map(crate::template::value_text)
+                .map(crate::suite::template::value_text)
                 .unwrap_or_default()
         };
         let _ = writeln!(
@@ -399,7 +399,7 @@ impl Human {
             Some(info) => {
                 let text = |p: &str| {
                     info.pointer(p)
-                        .map(crate::template::value_text)
+                        .map(crate::suite::template::value_text)
                         .unwrap_or_default()
                 };
                 format!("{}, protocol {}", text("/name"), text("/protocol_version"))

@@ -1,0 +1,4 @@
+//! Discovery and registration (host-behaviour.md, "Discovery and
+//! registration").
+
+pub mod plugin_path;
