@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use agent_conform::judge::checks::Finding;
+use agent_conform::outcome::Finding;
 use agent_conform::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 use agent_conform::report::{github, junit};
 use agent_conform::suite::case::Severity;

@@ -68,7 +68,7 @@ fn base64_must_be_standard_and_padded() {
 
 #[test]
 fn trailing_garbage_is_refused() {
-    use agent_conform::suite::schema::decode_host_json;
+    use agent_conform::host::decoding::decode_host_json;
     assert!(decode_host_json(b"{\"a\":1}\n").is_ok());
     assert!(
         decode_host_json(b"{\"a\":1} x")

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::judge::checks::Finding;
+use crate::outcome::Finding;
 use crate::outcome::results::StepReport;
 use crate::running::runner::{Outcome, Termination};
 

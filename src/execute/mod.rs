@@ -21,8 +21,8 @@ use crate::judge::checks::{self, Finding, StepContext, Verdict};
 use crate::judge::discovery;
 use crate::judge::roundtrip;
 use crate::judge::userdata::UserData;
-use crate::outcome::repro;
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::outcome::{kept, repro};
 use crate::report::progress::Progress;
 use crate::running::depot::Depot;
 use crate::running::runner::{self, Invocation, Termination};
@@ -447,11 +447,11 @@ impl Run<'_> {
             .flatten();
         if let Some(_entry) = entry {
             save_stdin(&state.stdin_files);
-            repro::keep(sandbox.root(), &case.id, &mut report.steps);
+            kept::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());
         }
-        repro::release(&mut report.steps);
+        kept::release(&mut report.steps);
         report.duration = start.elapsed();
         self.depot.dispose(sandbox);
         Finished {

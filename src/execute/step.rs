@@ -218,7 +218,7 @@ impl Run<'_> {
         }
         let read_back = read
             .and_then(|step| state.stdouts.get(step))
-            .and_then(|out| crate::suite::schema::decode_host_json(out).ok())
+            .and_then(|out| crate::host::decoding::decode_host_json(out).ok())
             .and_then(|json| {
                 json.get("native_data")
                     .and_then(Value::as_str)

@@ -11,5 +11,11 @@
 //!   over a session, in order").
 
 pub mod answers;
+pub mod chunker;
+pub mod decoding;
 pub mod discovery;
+pub mod invocation;
 pub mod session;
+mod severity;
+
+pub use severity::Severity;

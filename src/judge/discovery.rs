@@ -1,41 +1,13 @@
-//! Discovery rules: what the host checks about the binary itself before it
-//! ever calls a subcommand (protocol "Discovery"; host-behaviour "Discovery
-//! and registration").
+//! The checks of the binary itself, before any subcommand: its file name
+//! and `info.name` measured against the host's discovery rules
+//! ([`crate::host::discovery`]).
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use crate::host::discovery::{BUILT_IN, agent_name};
 use crate::judge::checks::Finding;
-
-/// The prefix every plugin file name carries.
-pub const PREFIX: &str = "entire-agent-";
-
-/// Agent names built into the host; a plugin with one of these names is
-/// never executed (host-behaviour.md lists them; newer hosts ship more).
-pub const BUILT_IN: &[&str] = &[
-    "claude-code",
-    "gemini",
-    "cursor",
-    "opencode",
-    "factoryai-droid",
-    "copilot-cli",
-    "pi",
-];
-
-/// The agent name the host derives from the file name, if it has the form
-/// `entire-agent-<name>` (`.exe` is dropped on Windows).
-pub fn agent_name(plugin: &Path) -> Option<String> {
-    let file = plugin.file_name()?.to_str()?;
-    let file = if cfg!(windows) {
-        file.strip_suffix(".exe").unwrap_or(file)
-    } else {
-        file
-    };
-    file.strip_prefix(PREFIX)
-        .filter(|name| !name.is_empty())
-        .map(str::to_string)
-}
 
 /// The file must be named `entire-agent-<name>`: the host scans PATH for that
 /// pattern only.
@@ -86,13 +58,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn derives_the_name_from_the_file_name() {
-        assert_eq!(
-            agent_name(Path::new("/x/entire-agent-foo")),
-            Some("foo".into())
-        );
-        assert_eq!(agent_name(Path::new("/x/entire-agent-")), None);
-        assert_eq!(agent_name(Path::new("/x/foo")), None);
+    fn built_in_names_are_flagged() {
         assert!(!check_not_built_in(Path::new("entire-agent-cursor")).is_empty());
         assert!(check_not_built_in(Path::new("entire-agent-mine")).is_empty());
     }

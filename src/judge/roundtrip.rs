@@ -16,12 +16,15 @@ use std::sync::Arc;
 use base64::Engine;
 use serde_json::Value;
 
+use crate::host::chunker::{HOST_MAX_SIZE, reassembles_through_plugin};
+use crate::host::decoding::decode_host_json;
+use crate::host::invocation::OUTPUT_LIMIT;
 use crate::judge::checks::{Finding, compare_bytes};
 use crate::outcome::results::StepReport;
-use crate::running::runner::{Bytes, OUTPUT_LIMIT, Outcome};
+use crate::running::runner::{Bytes, Outcome};
 use crate::suite::case::RoundTripCorpus;
 use crate::suite::generate::{Input, same_json};
-use crate::suite::schema::{Schemas, decode_host_json};
+use crate::suite::schema::Schemas;
 
 /// One invocation a property asks for.
 pub struct Call {
@@ -194,7 +197,7 @@ fn sizes(corpus: RoundTripCorpus, input: &Input) -> Vec<usize> {
             // format; its length plus one holds it in one chunk by any
             // chunker's count; 50 MiB is what the host asks.
             let len = input.bytes.len();
-            let mut sizes = vec![(len / 2).max(1), len + 1, 50 * 1024 * 1024];
+            let mut sizes = vec![(len / 2).max(1), len + 1, HOST_MAX_SIZE];
             sizes.dedup();
             sizes
         }
@@ -275,39 +278,26 @@ fn attempt(
              chunks, the protocol shows []"
         )));
     }
-    // The host reassembles only two or more chunks through the plugin: no
-    // chunk is an empty transcript, and one chunk is the transcript itself
-    // (host-behaviour, "Chunking").
-    let judged = match chunks.decoded.as_slice() {
-        [] => judge_host_join(
-            &input.bytes,
-            b"",
-            "no chunks (an empty transcript)",
-            what,
-            &mut report,
-        ),
-        [only] => judge_host_join(
-            &input.bytes,
-            only,
-            "its one chunk, decoded",
-            what,
-            &mut report,
-        ),
-        _ => {
-            steps.push(report);
-            let stdin: Bytes = Arc::new(out.stdout);
-            let call = Call::new(
-                format!("reassemble [{what}]"),
-                &["reassemble-transcript"],
-                stdin,
-            );
-            let (back, mut report) = invoke(call);
-            let result =
-                judge_reassembly(&input.bytes, &back, chunks.decoded.len(), what, &mut report);
-            steps.push(report);
-            return result;
-        }
+    // The host reassembles only two or more chunks through the plugin
+    // (crate::host::chunker); fewer it rebuilds itself.
+    if reassembles_through_plugin(chunks.decoded.len()) {
+        steps.push(report);
+        let stdin: Bytes = Arc::new(out.stdout);
+        let call = Call::new(
+            format!("reassemble [{what}]"),
+            &["reassemble-transcript"],
+            stdin,
+        );
+        let (back, mut report) = invoke(call);
+        let result = judge_reassembly(&input.bytes, &back, chunks.decoded.len(), what, &mut report);
+        steps.push(report);
+        return result;
+    }
+    let (transcript, how): (&[u8], &str) = match chunks.decoded.first() {
+        None => (b"", "no chunks (an empty transcript)"),
+        Some(only) => (only, "its one chunk, decoded"),
     };
+    let judged = judge_host_join(&input.bytes, transcript, how, what, &mut report);
     steps.push(report);
     judged
 }
@@ -335,7 +325,7 @@ fn has_failure(report: &StepReport) -> bool {
     report
         .findings
         .iter()
-        .any(|f| f.severity == crate::suite::case::Severity::Failure)
+        .any(|f| f.severity == crate::host::Severity::Failure)
 }
 
 fn refusal(corpus: RoundTripCorpus, input: &Input, max: usize, what: &str) -> Attempt {

@@ -130,15 +130,6 @@ impl Printed {
     }
 }
 
-/// Drops what the steps carried for the script: the case is over, and its
-/// sandbox (with `reproduce.sh`) kept or gone.
-pub fn release(steps: &mut [crate::outcome::results::StepReport]) {
-    for step in steps {
-        step.printed = None;
-        step.replay = None;
-    }
-}
-
 /// One invocation of a kept case, numbered as in the report's steps.
 #[derive(Debug, Clone, Copy)]
 pub struct Numbered<'a> {
@@ -150,57 +141,13 @@ pub struct Numbered<'a> {
     pub replay: &'a Replay,
 }
 
-/// Writes the case's steps into `<sandbox>/reproduce.sh` and gives each
-/// step that ran the plugin its one-line reproduce command (see
-/// [`script_command`]). Steps without an invocation get none; should the
-/// script not be written, no step gets one and the report falls back to the
-/// full command line.
-pub fn keep(sandbox: &Path, case_id: &str, steps: &mut [crate::outcome::results::StepReport]) {
-    let numbered: Vec<Numbered> = steps
-        .iter()
-        .enumerate()
-        .filter_map(|(i, step)| {
-            step.replay.as_ref().map(|replay| Numbered {
-                number: i + 1,
-                name: &step.name,
-                replay,
-            })
-        })
-        .collect();
-    if numbered.is_empty() {
-        return;
-    }
-    let path = sandbox.join(SCRIPT);
-    if write_script(&path, &script(case_id, &numbered)).is_err() {
-        return;
-    }
-    save_printed(&sandbox.join(OUTPUT_DIR), steps);
-    for (i, step) in steps.iter_mut().enumerate() {
-        if step.replay.is_some() {
-            step.reproduce = Some(script_command(&path, i + 1));
-        }
-    }
-}
-
-/// Writes what each step printed into `dir` as `N.stdout` and `N.stderr`.
-fn save_printed(dir: &Path, steps: &[crate::outcome::results::StepReport]) {
-    if steps.iter().all(|s| s.printed.is_none()) || std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    for (i, step) in steps.iter().enumerate() {
-        if let Some(printed) = &step.printed {
-            let _ = std::fs::write(dir.join(format!("{}.stdout", i + 1)), &printed.stdout);
-            let _ = std::fs::write(dir.join(format!("{}.stderr", i + 1)), &printed.stderr);
-        }
-    }
-}
-
 /// `sh <script> N`, quoted for a POSIX shell.
 pub fn script_command(script: &Path, number: usize) -> String {
     format!("sh {} {number}", quote(&script.to_string_lossy()))
 }
 
-fn write_script(path: &Path, text: &str) -> io::Result<()> {
+/// Writes `text` to `path` as an executable script.
+pub fn write_script(path: &Path, text: &str) -> io::Result<()> {
     std::fs::write(path, text)?;
     #[cfg(unix)]
     {

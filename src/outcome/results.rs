@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::judge::checks::Finding;
-use crate::suite::case::Severity;
+use crate::host::Severity;
+use crate::outcome::Finding;
 
 /// The outcome of one case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 use owo_colors::OwoColorize;
 
-use crate::judge::checks::Finding;
+use crate::host::Severity;
+use crate::outcome::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
-use crate::suite::case::Severity;
 
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

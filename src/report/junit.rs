@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::judge::checks::Finding;
+use crate::outcome::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
 
 /// The `name` of the report's root `<testsuites>` element.
@@ -239,7 +239,7 @@ pub(crate) fn expected_actual(f: &Finding, max_lines: usize) -> Vec<String> {
             ]
         }
         (Some(expected), Some(actual)) => {
-            let unified = crate::judge::checks::unified_diff(expected, actual);
+            let unified = crate::outcome::finding::unified_diff(expected, actual);
             cut(unified.lines().map(str::to_string).collect(), max_lines)
         }
     }

@@ -24,8 +24,7 @@ use crate::running::confine::{self, Confinement};
 use crate::running::interrupt;
 use crate::running::machine::{self, Guard, Lingering, Oversize};
 
-/// The host keeps at most this many bytes of stdout and of stderr (10 MiB).
-pub const OUTPUT_LIMIT: usize = 10 * 1024 * 1024;
+use crate::host::invocation::OUTPUT_LIMIT;
 
 /// How long the reader threads may take to reach EOF once the plugin has
 /// exited. A background process that inherited the pipes can hold them open

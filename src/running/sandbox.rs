@@ -17,12 +17,6 @@ use std::sync::OnceLock;
 use crate::running::confine::Confinement;
 use crate::running::interrupt;
 
-/// The protocol version the harness speaks (`ENTIRE_PROTOCOL_VERSION`).
-pub const PROTOCOL_VERSION: &str = "1";
-
-/// The host version announced in `ENTIRE_CLI_VERSION`: ours, marked as such.
-pub const CLI_VERSION: &str = concat!("agent-conform-", env!("CARGO_PKG_VERSION"));
-
 /// The directory between the sandbox root and the repository.
 const NEST: &str = "nest";
 
@@ -81,7 +75,7 @@ impl Sandbox {
             fs::create_dir_all(path)?;
         }
         git_init(&sandbox.repo())?;
-        // Made off the workers' path (see crate::running::depot): the first call in
+        // Made off the workers' path (see the depot module): the first call in
         // the sandbox need not walk it.
         let used = crate::running::machine::baseline(&sandbox.root);
         sandbox
@@ -212,9 +206,7 @@ impl Sandbox {
             env.push(("TEMP".into(), self.tmp().into_os_string()));
             env.push(("TMP".into(), self.tmp().into_os_string()));
         }
-        env.push(("ENTIRE_REPO_ROOT".into(), self.repo().into_os_string()));
-        env.push(("ENTIRE_PROTOCOL_VERSION".into(), PROTOCOL_VERSION.into()));
-        env.push(("ENTIRE_CLI_VERSION".into(), CLI_VERSION.into()));
+        env.extend(crate::host::invocation::environment(&self.repo()));
         env
     }
 }

@@ -78,19 +78,10 @@ impl Input {
         input
     }
 
-    /// The longest line as the host's JSONL chunker measures it: with a
-    /// `\n` appended to every line, the last one too, even when the input
-    /// does not end with one (host-behaviour, "Chunking"). The chunker refuses
-    /// a `--max-size` below it; 0 for empty input, which has no line.
+    /// The longest line as the host's JSONL chunker measures it (see
+    /// [`crate::host::chunker::longest_line`]).
     pub fn longest_line(&self) -> usize {
-        if self.bytes.is_empty() {
-            return 0;
-        }
-        self.bytes
-            .split(|b| *b == b'\n')
-            .map(|line| line.len() + 1)
-            .max()
-            .unwrap_or(0)
+        crate::host::chunker::longest_line(&self.bytes)
     }
 }
 

@@ -4,7 +4,9 @@
 //! Two rules of the host's decoder (Go's `encoding/json`) are stricter than
 //! JSON Schema: an integer field rejects `1.0` and `1e3`, which JSON Schema
 //! calls integers, and a document must be exactly one value. The first is our
-//! `hostInteger` keyword; the second is [`decode_host_json`].
+//! `hostInteger` keyword; the second is
+//! [`decode_host_json`](crate::host::decoding::decode_host_json). Both rules
+//! live in [`crate::host::decoding`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,6 +17,7 @@ use jsonschema::{Keyword, Retrieve, Uri, ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use crate::embedded;
+use crate::host::decoding;
 
 /// The base URI of our schemas; `.invalid` never resolves, and the retriever
 /// below answers every reference from the embedded files.
@@ -152,42 +155,12 @@ impl<'i> Keyword<'i> for HostInteger {
         if self.is_valid(instance) {
             Ok(())
         } else {
-            Err(ValidationError::custom(format!(
-                "{instance} is written with a fraction or an exponent; the host's decoder \
-                 (Go encoding/json) accepts only a plain integer here"
-            )))
+            Err(ValidationError::custom(decoding::not_an_integer(instance)))
         }
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
-        match instance {
-            Value::Number(n) if self.0 => n.is_i64() || n.is_u64(),
-            _ => true,
-        }
-    }
-}
-
-/// Decodes stdout as the host does: exactly one JSON value, surrounded by
-/// whitespace at most. Returns a message naming the problem otherwise.
-pub fn decode_host_json(bytes: &[u8]) -> Result<Value, String> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("stdout is empty; the host expects one JSON value".to_string());
-    }
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    let value = match stream.next() {
-        Some(Ok(value)) => value,
-        Some(Err(err)) => return Err(format!("stdout is not valid JSON: {err}")),
-        None => return Err("stdout holds no JSON value".to_string()),
-    };
-    let rest = &bytes[stream.byte_offset()..];
-    match rest.iter().position(|b| !b.is_ascii_whitespace()) {
-        None => Ok(value),
-        Some(at) => Err(format!(
-            "stdout holds more than one JSON value: {:?} follows the first at byte {}; \
-             the host's decoder rejects anything but whitespace after it",
-            excerpt(&rest[at..]),
-            stream.byte_offset() + at
-        )),
+        !self.0 || decoding::decodes_as_integer(instance)
     }
 }
 
@@ -204,13 +177,4 @@ fn shorten(message: &str) -> String {
     let head: String = chars[..HEAD].iter().collect();
     let tail: String = chars[chars.len() - TAIL..].iter().collect();
     format!("{head}…({} characters)…{tail}", chars.len() - HEAD - TAIL)
-}
-
-fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
-    if bytes.len() > 40 {
-        format!("{text}…")
-    } else {
-        text
-    }
 }

@@ -18,15 +18,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::host::discovery::plugin_path::{self, Entry, Kind};
-use crate::judge::discovery::BUILT_IN;
+use crate::host::discovery::{self, SETTINGS_FILE};
+use crate::host::invocation::PROTOCOL_VERSION;
 use crate::running::runner::{self, Invocation, Termination};
-use crate::running::sandbox::{self, PROTOCOL_VERSION, Sandbox};
-
-/// Agent names that newer hosts also build in (host-behaviour.md).
-pub const NEWER_BUILT_IN: &[&str] = &["codex"];
-
-/// The host's deadline for `info` during discovery.
-pub const INFO_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::running::sandbox::{self, Sandbox};
 
 /// What the host does with one `PATH` entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -101,7 +96,7 @@ pub struct Found {
 /// How to probe.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Deadline of each `info` (the host's is [`INFO_TIMEOUT`]).
+    /// Deadline of each `info` (the host's is [`INFO_TIMEOUT`](crate::host::invocation::INFO_TIMEOUT)).
     pub timeout: Duration,
     /// Where the probes' sandboxes go.
     pub sandbox_base: PathBuf,
@@ -181,7 +176,7 @@ fn judge_statically(entry: &Entry, earlier: &[Entry]) -> Found {
         }
         Kind::Executable => {}
     }
-    if BUILT_IN.contains(&agent.as_str()) || NEWER_BUILT_IN.contains(&agent.as_str()) {
+    if discovery::is_built_in(agent) {
         let reason = format!(
             "{agent:?} is the name of an agent built into the host, which never runs this \
              file; rename it to entire-agent-<another name>"
@@ -259,7 +254,7 @@ fn judge_info(
     if outcome.stdout_overflow {
         return failed("info printed more than the host's 10 MiB limit".to_string());
     }
-    let info = match crate::suite::schema::decode_host_json(&outcome.stdout) {
+    let info = match crate::host::decoding::decode_host_json(&outcome.stdout) {
         Ok(Value::Object(map)) => Value::Object(map),
         Ok(other) => return failed(format!("info printed {other}, not a JSON object")),
         Err(err) => return failed(format!("info: {err}")),
@@ -361,9 +356,6 @@ pub fn render_json(found: &[Found], settings: &Settings) -> String {
     )
 }
 
-/// The file of a repository that grants discovery, relative to its root.
-pub const SETTINGS_FILE: &str = ".entire/settings.local.json";
-
 /// What the current repository's settings mean for discovery.
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
@@ -403,12 +395,9 @@ pub fn settings(dir: &Path) -> Settings {
         Err(err) => format!("cannot be read ({err})"),
         Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
             Err(err) => format!("is not valid JSON ({err})"),
-            Ok(Value::Object(map)) => match map.get("external_agents") {
-                Some(Value::Bool(true)) => String::new(),
-                None => "does not set \"external_agents\"".to_string(),
-                Some(other) => format!("sets \"external_agents\" to {other}, not true"),
-            },
-            Ok(_) => "is not a JSON object".to_string(),
+            Ok(settings) => discovery::grants_discovery(&settings)
+                .err()
+                .unwrap_or_default(),
         },
     };
     let external_agents = problem.is_empty();

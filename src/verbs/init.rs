@@ -12,13 +12,12 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::running::runner::{Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
-use crate::verbs::UsageError;
+use crate::verbs::usage::UsageError;
 
 /// What `init` was asked to do.
 #[derive(Debug, Clone)]
@@ -105,7 +104,7 @@ pub fn query_info(plugin: &Path) -> Result<Info, UsageError> {
         plugin.to_path_buf(),
         vec!["info".to_string()],
         sandbox.repo(),
-        Duration::from_secs(10),
+        crate::host::invocation::INFO_TIMEOUT,
     );
     inv.env = sandbox.env();
     inv.env_remove = sandbox::env_remove();

@@ -7,6 +7,7 @@
 pub mod discover;
 pub mod init;
 pub mod record;
+pub mod usage;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -15,6 +16,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use usage::UsageError;
 
 use crate::execute::{self, Options};
 use crate::host::discovery::plugin_path;
@@ -278,24 +280,6 @@ enum ColorChoice {
     Never,
 }
 
-/// A problem with how agent-conform was asked to run: exit 2.
-#[derive(Debug)]
-pub struct UsageError {
-    /// One sentence.
-    pub message: String,
-    /// What to do about it.
-    pub hint: Option<String>,
-}
-
-impl UsageError {
-    fn new(message: impl Into<String>, hint: impl Into<String>) -> UsageError {
-        UsageError {
-            message: message.into(),
-            hint: Some(hint.into()),
-        }
-    }
-}
-
 /// Runs the command line; returns the process exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
@@ -411,8 +395,12 @@ fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .unwrap_or_else(crate::running::sandbox::default_base);
     let run_dir = start_run_dir(&base, &plugin, args.keep_temp)?;
     let options = Options {
-        timeout: args.timeout.unwrap_or(Duration::from_secs(30)),
-        info_timeout: args.timeout.unwrap_or(Duration::from_secs(10)),
+        timeout: args
+            .timeout
+            .unwrap_or(crate::host::invocation::CALL_TIMEOUT),
+        info_timeout: args
+            .timeout
+            .unwrap_or(crate::host::invocation::INFO_TIMEOUT),
         keep_temp: args.keep_temp,
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
         seed: args.seed.unwrap_or_else(random_seed),
@@ -742,7 +730,7 @@ fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, Usage
     // Every plugin found is run (`info`): Ctrl-C must not leave one running.
     crate::running::interrupt::install();
     let options = crate::verbs::discover::Options {
-        timeout: timeout.unwrap_or(crate::verbs::discover::INFO_TIMEOUT),
+        timeout: timeout.unwrap_or(crate::host::invocation::INFO_TIMEOUT),
         sandbox_base: crate::running::sandbox::default_base(),
     };
     let found = crate::verbs::discover::discover(&path_var, &options);

@@ -106,7 +106,7 @@ impl Play<'_, '_> {
             else {
                 break;
             };
-            let kind = crate::suite::schema::decode_host_json(&answer.stdout)
+            let kind = crate::host::decoding::decode_host_json(&answer.stdout)
                 .ok()
                 .filter(|_| answer.ok())
                 .and_then(|e| e.get("type").and_then(Value::as_i64))
@@ -175,7 +175,7 @@ impl Play<'_, '_> {
             }
             return None;
         }
-        let event = match crate::suite::schema::decode_host_json(&answer.stdout) {
+        let event = match crate::host::decoding::decode_host_json(&answer.stdout) {
             Ok(event) => event,
             Err(reason) => {
                 let message = format!("hook {hook} fails: {reason}");

@@ -20,7 +20,7 @@
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use crate::suite::case::Severity;
+use crate::host::Severity;
 
 mod table;
 

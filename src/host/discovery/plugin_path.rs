@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
-use crate::judge::discovery::{PREFIX, agent_name};
+use super::{PREFIX, agent_name, scans_path_entry};
 
 /// What a `PATH` entry named `entire-agent-*` is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub fn scan(path_var: &OsStr) -> Vec<Entry> {
         if written.as_os_str().is_empty() {
             continue;
         }
-        let relative = written.is_relative();
+        let relative = !scans_path_entry(&written);
         let dir = cwd.join(&written);
         if !seen.insert((dir.clone(), relative)) {
             continue;

@@ -23,7 +23,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use crate::verbs::UsageError;
+use crate::verbs::usage::UsageError;
 use redact::Redactor;
 
 /// What `record` was asked to do.

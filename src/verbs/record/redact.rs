@@ -9,7 +9,7 @@
 use regex::bytes::Regex;
 use serde_json::Value;
 
-use crate::verbs::UsageError;
+use crate::verbs::usage::UsageError;
 
 /// What every match is replaced with.
 pub const TOKEN: &str = "REDACTED";

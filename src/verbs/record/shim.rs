@@ -26,7 +26,7 @@ use super::staging::{self, Answer, Call, State};
 use crate::running::runner::{Invocation, Termination};
 
 /// The host's deadline for `parse-hook` (host-behaviour.md, "Invocation").
-const PARSE_HOOK_TIMEOUT: Duration = Duration::from_secs(30);
+const PARSE_HOOK_TIMEOUT: Duration = crate::host::invocation::CALL_TIMEOUT;
 
 /// The `sh` script named `entire`: execs `agent_conform __record-shim` with
 /// the staging directory and the real `entire` (when there is one), and the
@@ -224,17 +224,7 @@ fn parse_hook(state: &State, hook: &str, payload: &[u8]) -> Answer {
 
 /// The variables the host adds to its environment for every plugin call.
 fn host_env(repo: &Path) -> Vec<(String, OsString)> {
-    vec![
-        (
-            "ENTIRE_PROTOCOL_VERSION".into(),
-            crate::running::sandbox::PROTOCOL_VERSION.into(),
-        ),
-        (
-            "ENTIRE_CLI_VERSION".into(),
-            crate::running::sandbox::CLI_VERSION.into(),
-        ),
-        ("ENTIRE_REPO_ROOT".into(), repo.as_os_str().to_owned()),
-    ]
+    crate::host::invocation::environment(repo)
 }
 
 /// `null` (no event) or an event object; anything else is a refusal.

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::redact::Redactor;
 use super::staging::{Answer, Recorded};
-use crate::verbs::UsageError;
+use crate::verbs::usage::UsageError;
 
 /// Where the samples go, relative to the output directory (and so to the
 /// case file, which sits in it).
