@@ -45,7 +45,7 @@ fn size(dir: &Path) -> u64 {
         .sum()
 }
 
-/// The run folders under `base` (see `src/runs.rs`).
+/// The run folders under `base` (see `src/running/runs.rs`).
 fn run_folders(base: &Path) -> Vec<PathBuf> {
     let mut runs: Vec<PathBuf> = std::fs::read_dir(base.join("agent-conform-runs"))
         .into_iter()

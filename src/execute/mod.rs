@@ -7,6 +7,11 @@
 //! case, `transcripts` the passes of a `for_each_transcript` case, and
 //! `property` the round trips. Each adds its own `impl Run` to the one
 //! `Run` defined here.
+//!
+//! Over 500 lines: the scheduler (gate, capabilities, workers, depot,
+//! breaker, keeping sandboxes) in one place so that its order can be read
+//! top to bottom; one step, transcripts, round trips and sessions are its
+//! submodules.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,8 @@
 //! One step of a case: a harness action or an invocation of the plugin,
 //! prepared from the case's templates and sources, checked, and reported.
+//!
+//! Over 500 lines: one step from template to verdict (inputs, the call,
+//! the judgement, reproduce data), kept together on purpose.
 
 use super::*;
 

@@ -4,6 +4,10 @@
 //! every call (host-behaviour.md): the deadline, the 10 MiB output limits, and
 //! "a non-zero exit must say why on stderr". The rest comes from the step's
 //! `expect` in the case file.
+//!
+//! Over 500 lines: one assertion language (exit, stdout, stderr, JSON
+//! pointers with wildcards, refusals) whose parts share the step context;
+//! split by assertion kind if it grows.
 
 use base64::Engine;
 use serde_json::Value;

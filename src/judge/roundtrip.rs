@@ -10,6 +10,9 @@
 //! the plugin refuses all of it (its format is another); a plugin that accepts
 //! some JSONL and refuses other JSONL without an over-long line fails. Its own
 //! samples must always round-trip.
+//!
+//! Over 500 lines: the round-trip property and its large-input variant share
+//! the attempt/refusal logic.
 
 use std::sync::Arc;
 

@@ -3,6 +3,9 @@
 //! expected, what came back, three lines of stderr at most, and one line
 //! that reruns the invocation), the notes one line each, and a summary per
 //! capability. Quiet, it is the findings, the notes and the verdict line.
+//!
+//! Over 500 lines: the one renderer with layout choices (grouping, verbosity,
+//! colour, diffs); its parts render one report and share its state.
 
 use std::fmt::Write as _;
 

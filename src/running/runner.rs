@@ -9,6 +9,9 @@
 //! read by bounded readers (a flood cannot exhaust memory), and on expiry or
 //! overflow the plugin's whole process group is killed (a shell script's
 //! children die with it).
+//!
+//! Over 500 lines: spawning, streaming readers, deadlines and the kill of a
+//! process group are one mechanism; about a third is tests.
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};

@@ -8,6 +8,9 @@
 //! `--ci github`, a workflow that runs the action. Every guess is marked
 //! `TODO` so that an author can find what to replace. No file is overwritten
 //! without `--force`.
+//!
+//! Over 500 lines: one verb whose output is text: the scaffold's files
+//! (case file, README, workflow) are templates written out here.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
