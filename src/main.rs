@@ -1,7 +1,7 @@
-//! The `agent-conform` binary: see [`agent_conform::app`].
+//! The `agent-conform` binary: see [`agent_conform::verbs`].
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    agent_conform::app::main(std::env::args_os())
+    agent_conform::verbs::main(std::env::args_os())
 }

@@ -56,10 +56,24 @@ fn normalize(value: Value, replacements: &[(String, String)]) -> Value {
             let text = replacements
                 .iter()
                 .fold(text, |text, (from, to)| text.replace(from.as_str(), to));
-            Value::String(random_suffixes(&sandbox_names(&text)))
+            Value::String(random_suffixes(&sandbox_names(&run_folders(&text))))
         }
         other => other,
     }
+}
+
+/// A run's sandboxes sit in a folder of its own (`agent-conform-runs/<plugin>-<date>-<time>-<pid>`,
+/// see `src/running/runs.rs`): the folder is dropped, as plain and as mangled
+/// path, so that `<sandboxes>/<run>/<sandbox>` reads `<sandboxes>/<sandbox>`.
+fn run_folders(text: &str) -> String {
+    let plain =
+        regex::Regex::new(r#"<sandboxes>/(?:agent-conform-runs/)?[^/\s"']+-\d{8}-\d{6}-\d+/"#)
+            .expect("a regex");
+    let mangled =
+        regex::Regex::new(r#"<sandboxes>-(?:agent-conform-runs-)?[^/\s"']*?-\d{8}-\d{6}-\d+-"#)
+            .expect("a regex");
+    let text = plain.replace_all(text, "<sandboxes>/");
+    mangled.replace_all(&text, "<sandboxes>-").into_owned()
 }
 
 /// `<sandboxes>/<any name>` becomes `<sandboxes>/<sandbox>`: sandbox names

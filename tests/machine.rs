@@ -45,7 +45,7 @@ fn size(dir: &Path) -> u64 {
         .sum()
 }
 
-/// The run folders under `base` (see `src/runs.rs`).
+/// The run folders under `base` (see `src/running/runs.rs`).
 fn run_folders(base: &Path) -> Vec<PathBuf> {
     let mut runs: Vec<PathBuf> = std::fs::read_dir(base.join("agent-conform-runs"))
         .into_iter()
@@ -59,7 +59,7 @@ fn run_folders(base: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_plugin_that_writes_a_gibibyte_is_stopped_at_the_limit_and_reported() {
-    let base = tempfile::tempdir_in(agent_conform::sandbox::default_base()).expect("dir");
+    let base = tempfile::tempdir_in(agent_conform::running::sandbox::default_base()).expect("dir");
     let dir = base.path().to_str().expect("utf-8");
     let plugin = common::plugin("broken/entire-agent-writes-big");
     let only = ["--sandbox-dir", dir, "--only", "core.detect.schema"];
@@ -126,7 +126,7 @@ fn a_detached_process_is_reported_killed_and_left_out_of_the_reproduce_command()
 
 #[test]
 fn after_fifty_failing_runs_only_the_newest_five_keep_their_sandboxes() {
-    let base = tempfile::tempdir_in(agent_conform::sandbox::default_base()).expect("dir");
+    let base = tempfile::tempdir_in(agent_conform::running::sandbox::default_base()).expect("dir");
     let dir = base.path().to_str().expect("utf-8");
     let plugin = common::reference();
     let fault = [(

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use agent_conform::outcome::results::{RunReport, StepReport};
 use agent_conform::report::human::{Human, Verbosity};
-use agent_conform::results::{RunReport, StepReport};
 
 /// The reproduce lines of a human report: what follows `reproduce: `.
 fn reproduce_lines(text: &str) -> Vec<String> {
@@ -131,8 +131,8 @@ fn one_fault_plugin(dir: &Path, fault: &str) -> PathBuf {
 
 /// Runs the gate and the cases whose ids start with `only`, in process.
 fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
-    let schemas = agent_conform::schema::Schemas::compile().expect("the schemas compile");
-    let mut suite = agent_conform::case::load(&[], &schemas).expect("the suite loads");
+    let schemas = agent_conform::suite::schema::Schemas::compile().expect("the schemas compile");
+    let mut suite = agent_conform::suite::case::load(&[], &schemas).expect("the suite loads");
     suite.cases.retain(|c| c.gate || c.id.starts_with(only));
     let options = agent_conform::execute::Options {
         timeout: Duration::from_secs(30),

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use agent_conform::case::Severity;
-use agent_conform::checks::Finding;
+use agent_conform::outcome::Finding;
+use agent_conform::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 use agent_conform::report::{github, junit};
-use agent_conform::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
-use agent_conform::schema::Schemas;
+use agent_conform::suite::case::Severity;
+use agent_conform::suite::schema::Schemas;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------
@@ -731,7 +731,7 @@ fn assert_xsd_valid(xml: &str, what: &str) {
 /// harness; they are removed here, by the paths the report gives.
 fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
     let schemas = schemas();
-    let mut suite = agent_conform::case::load(&[], &schemas).expect("the suite loads");
+    let mut suite = agent_conform::suite::case::load(&[], &schemas).expect("the suite loads");
     if !only.is_empty() {
         suite
             .cases

@@ -16,10 +16,11 @@ use serde_json::json;
 
 use crate::Request;
 use crate::args;
+use crate::context::AGENT_DIR;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
-use crate::faults::{self, Fault};
-use crate::identity::AGENT_DIR;
+use crate::fault_state;
+use crate::faults::Fault;
 use crate::output::Output;
 use crate::protocol::{self, Asset, CompactedTranscript};
 use crate::transcript;
@@ -193,9 +194,9 @@ const POSITION_SIZES: &str = "position-sizes";
 /// Remember the size of `path` now (the `analysis-offset-ignored-when-grown` fault).
 fn remember_size(ctx: &Context, path: &str) {
     let Ok(meta) = fs::metadata(path) else { return };
-    let mut sizes = faults::state::load(ctx, POSITION_SIZES);
+    let mut sizes = fault_state::load(ctx, POSITION_SIZES);
     sizes.insert(path.to_owned(), json!(meta.len()));
-    faults::state::store(ctx, POSITION_SIZES, sizes);
+    fault_state::store(ctx, POSITION_SIZES, sizes);
 }
 
 /// Under the `analysis-offset-ignored-when-grown` fault: whether the transcript
@@ -205,7 +206,7 @@ fn grown_since_position(ctx: &Context, path: &str, content: &[u8]) -> bool {
     if !ctx.fault(Fault::AnalysisOffsetIgnoredWhenGrown) {
         return false;
     }
-    faults::state::load(ctx, POSITION_SIZES)
+    fault_state::load(ctx, POSITION_SIZES)
         .get(path)
         .and_then(serde_json::Value::as_u64)
         .is_some_and(|size| (content.len() as u64) > size)
@@ -218,7 +219,7 @@ pub fn stdin_grown_since_position(ctx: &Context, content: &[u8]) -> bool {
     if !ctx.fault(Fault::AnalysisOffsetIgnoredWhenGrown) {
         return false;
     }
-    faults::state::load(ctx, POSITION_SIZES)
+    fault_state::load(ctx, POSITION_SIZES)
         .iter()
         .any(|(path, size)| {
             size.as_u64()

@@ -7,6 +7,10 @@ use crate::error::{ErrorContext, Result};
 use crate::faults::Fault;
 use crate::variants::{Variant, Variants};
 
+/// The agent's directory in the repository: its presence means the agent is used
+/// here, and it must survive a rewind.
+pub const AGENT_DIR: &str = ".reference";
+
 /// Per-invocation context, built once in `main`.
 #[derive(Debug, Default)]
 pub struct Context {

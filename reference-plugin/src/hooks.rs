@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::Request;
+use crate::context::AGENT_DIR;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
 use crate::faults::Fault;
-use crate::identity::AGENT_DIR;
 use crate::output::Output;
 
 /// One Entire hook: the hook name (the verb of `entire hooks reference <name>`)

@@ -21,9 +21,7 @@ pub const AGENT_NAME: &str = "reference";
 /// Display name, stored in checkpoint metadata.
 pub const AGENT_TYPE: &str = "Reference Agent";
 
-/// The agent's directory in the repository: its presence means the agent is used
-/// here, and it must survive a rewind.
-pub const AGENT_DIR: &str = ".reference";
+use crate::context::AGENT_DIR;
 
 /// `info`: metadata and capabilities.
 ///

@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::Request;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::faults::{self, Fault};
+use crate::fault_state;
+use crate::faults::Fault;
 use crate::output::Output;
 use crate::protocol::{self, Event, event_type};
 use crate::timestamp;
@@ -105,14 +106,14 @@ const TURN_ENDED: &str = "turn-ended";
 /// The `session-id-changes-after-turn-end` fault: once a TurnEnd has been
 /// answered in this `$HOME`, every later event's session id gets `-2`.
 fn split_session_after_turn_end(ctx: &Context, answer: &mut Value, event_type: u8) {
-    let mut state = faults::state::load(ctx, TURN_ENDED);
+    let mut state = fault_state::load(ctx, TURN_ENDED);
     if state.contains_key("turn_ended") {
         if let Some(Value::String(id)) = answer.get_mut("session_id") {
             id.push_str("-2");
         }
     } else if event_type == event_type::TURN_END {
         state.insert("turn_ended".to_owned(), Value::Bool(true));
-        faults::state::store(ctx, TURN_ENDED, state);
+        fault_state::store(ctx, TURN_ENDED, state);
     }
 }
 

@@ -21,6 +21,7 @@ mod args;
 mod chunking;
 mod context;
 mod error;
+mod fault_state;
 mod faults;
 mod hook_response;
 mod hooks;

@@ -7,6 +7,11 @@
 //! case, `transcripts` the passes of a `for_each_transcript` case, and
 //! `property` the round trips. Each adds its own `impl Run` to the one
 //! `Run` defined here.
+//!
+//! Over 500 lines: the scheduler (gate, capabilities, workers, depot,
+//! breaker, keeping sandboxes) in one place so that its order can be read
+//! top to bottom; one step, transcripts, round trips and sessions are its
+//! submodules.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,25 +21,26 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::breaker::Breaker;
-use crate::case::{
+use crate::execute::breaker::Breaker;
+use crate::judge::checks::{self, Finding, StepContext, Verdict};
+use crate::judge::discovery;
+use crate::judge::roundtrip;
+use crate::judge::userdata::UserData;
+use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::outcome::{kept, repro};
+use crate::report::progress::Progress;
+use crate::running::depot::Depot;
+use crate::running::runner::{self, Invocation, Termination};
+use crate::running::sandbox::{self, Sandbox};
+use crate::suite::case::{
     Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample,
     Severity, Source, Suite,
 };
-use crate::checks::{self, Finding, StepContext, Verdict};
-use crate::depot::Depot;
-use crate::discovery;
-use crate::generate::{self, Corpus, Input};
-use crate::report::progress::Progress;
-use crate::repro;
-use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
-use crate::roundtrip;
-use crate::runner::{self, Invocation, Termination};
-use crate::sandbox::{self, Sandbox};
-use crate::schema::Schemas;
-use crate::template::{Bindings, Template, expand_json};
-use crate::userdata::UserData;
+use crate::suite::generate::{self, Corpus, Input};
+use crate::suite::schema::Schemas;
+use crate::suite::template::{Bindings, Template, expand_json};
 
+pub mod breaker;
 mod property;
 mod session;
 mod step;
@@ -59,10 +65,10 @@ pub struct Options {
     pub sandbox_base: PathBuf,
     /// Stop at the first failed case (cases already running finish).
     pub fail_fast: bool,
-    /// Confine the plugin's writes to its sandbox (see [`crate::confine`]).
+    /// Confine the plugin's writes to its sandbox (see [`crate::running::confine`]).
     pub confine: bool,
     /// The largest file a plugin call may write, and the most its sandbox
-    /// may hold, in bytes (`--max-write`; see [`crate::machine`]).
+    /// may hold, in bytes (`--max-write`; see [`crate::running::machine`]).
     pub max_write: u64,
 }
 
@@ -74,12 +80,12 @@ struct Run<'a> {
     plugin: &'a Path,
     samples: &'a [Sample],
     /// The plugin's recorded agent session, if its cases have one.
-    recording: Option<&'a crate::case::Recording>,
+    recording: Option<&'a crate::suite::case::Recording>,
     schemas: &'a Schemas,
     fixtures: &'a Fixtures,
     options: &'a Options,
     info: Value,
-    /// Timed-out subcommands and `--fail-fast` (see [`crate::breaker`]).
+    /// Timed-out subcommands and `--fail-fast` (see [`crate::execute::breaker`]).
     breaker: Breaker,
     /// The generated round-trip inputs, made once.
     corpora: &'a property::Corpora,
@@ -146,7 +152,7 @@ pub fn run(
         invocations,
         jobs: options.jobs,
         seed: options.seed,
-        peak_rss_bytes: crate::results::peak_rss_bytes(),
+        peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
     }
 }
 
@@ -154,7 +160,7 @@ pub fn run(
 /// leftovers were killed when it returned; this is the last look), and says
 /// so on stderr.
 fn sweep_processes() {
-    let left = crate::machine::sweep();
+    let left = crate::running::machine::sweep();
     if left.is_empty() {
         return;
     }
@@ -405,7 +411,7 @@ impl Run<'_> {
     /// Runs one case (or one unit of a split round trip); returns its report,
     /// the last step's stdout JSON and the unit's tally.
     fn run_case(&self, case: &Case, unit: Option<usize>, task: Option<usize>) -> Finished {
-        crate::interrupt::hold_if_interrupted();
+        crate::running::interrupt::hold_if_interrupted();
         let start = Instant::now();
         let stopped = |outcome| Finished {
             report: report_shell(case, outcome),
@@ -440,17 +446,17 @@ impl Run<'_> {
         let refused = state.tally.as_ref().is_some_and(|t| !t.refused.is_empty());
         let keep = keep_sandbox(&report.outcome, state.cut.is_some()) || refused;
         // Writing into the sandbox is an entry: an interrupted run deletes
-        // its sandboxes, and nothing may write one back (crate::interrupt).
+        // its sandboxes, and nothing may write one back (crate::running::interrupt).
         let entry = (keep || self.options.keep_temp)
-            .then(crate::interrupt::Entry::enter)
+            .then(crate::running::interrupt::Entry::enter)
             .flatten();
         if let Some(_entry) = entry {
             save_stdin(&state.stdin_files);
-            repro::keep(sandbox.root(), &case.id, &mut report.steps);
+            kept::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());
         }
-        repro::release(&mut report.steps);
+        kept::release(&mut report.steps);
         report.duration = start.elapsed();
         self.depot.dispose(sandbox);
         Finished {
@@ -667,7 +673,7 @@ fn worst(reports: &[StepReport]) -> CaseOutcome {
 
 /// How the depot makes a case's sandbox: created under the sandbox base and,
 /// unless `--no-confine`, confined.
-fn sandbox_maker(options: &Options) -> Box<crate::depot::Make> {
+fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {
     let base = options.sandbox_base.clone();
     let confine = options.confine;
     Box::new(move |prefix: &str| {

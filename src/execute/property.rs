@@ -89,7 +89,7 @@ impl Run<'_> {
         state: &mut CaseState,
     ) -> Option<String> {
         for mut report in verdict.steps {
-            if let Some(reason) = crate::breaker::refused_reason(&report) {
+            if let Some(reason) = crate::execute::breaker::refused_reason(&report) {
                 state.cut.get_or_insert(reason);
                 continue;
             }
@@ -109,9 +109,9 @@ impl Run<'_> {
         count: usize,
         stdin_files: &mut Vec<(PathBuf, runner::Bytes)>,
     ) -> (runner::Outcome, StepReport) {
-        crate::interrupt::hold_if_interrupted();
+        crate::running::interrupt::hold_if_interrupted();
         if let Some(reason) = self.breaker.refuse(&call.args) {
-            return crate::breaker::refused_call(call.label, reason);
+            return crate::execute::breaker::refused_call(call.label, reason);
         }
         let file = sandbox.stdin_dir().join(format!("p{count}.stdin"));
         defer_stdin(stdin_files, &file, &call.stdin);

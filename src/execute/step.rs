@@ -1,5 +1,8 @@
 //! One step of a case: a harness action or an invocation of the plugin,
 //! prepared from the case's templates and sources, checked, and reported.
+//!
+//! Over 500 lines: one step from template to verdict (inputs, the call,
+//! the judgement, reproduce data), kept together on purpose.
 
 use super::*;
 
@@ -119,7 +122,7 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> StepEnd {
-        crate::interrupt::hold_if_interrupted();
+        crate::running::interrupt::hold_if_interrupted();
         let step = &case.steps[index].value;
         if let Some(action) = &step.action {
             return self.action(case, index, action, sandbox, state);
@@ -218,7 +221,7 @@ impl Run<'_> {
         }
         let read_back = read
             .and_then(|step| state.stdouts.get(step))
-            .and_then(|out| crate::schema::decode_host_json(out).ok())
+            .and_then(|out| crate::host::decoding::decode_host_json(out).ok())
             .and_then(|json| {
                 json.get("native_data")
                     .and_then(Value::as_str)
@@ -257,7 +260,7 @@ impl Run<'_> {
         let step = &case.steps[index].value;
         let base = case.step_name(index);
         let mut name = match item {
-            Some((_, value)) => format!("{base} [{}]", crate::template::value_text(value)),
+            Some((_, value)) => format!("{base} [{}]", crate::suite::template::value_text(value)),
             None => base.clone(),
         };
         if let Some(sample) = state.pass.as_ref().and_then(|p| p.sample.as_ref()) {
@@ -345,7 +348,7 @@ impl Run<'_> {
     }
 
     /// The outcome of an accepted refusal, given the plugin's own samples.
-    pub(super) fn refusal(&self, refusal: crate::case::Refusal) -> StepEnd {
+    pub(super) fn refusal(&self, refusal: crate::suite::case::Refusal) -> StepEnd {
         match refusal.with_samples {
             Some(outcome) if !self.samples.is_empty() => StepEnd::Refused(
                 outcome,
@@ -410,7 +413,7 @@ impl Run<'_> {
 /// A refusal the case goes on after: its finding (none for `pass`) and the
 /// captures the later steps use instead of the refused answer's.
 fn continued(
-    refusal: &crate::case::Refusal,
+    refusal: &crate::suite::case::Refusal,
     bindings: &Bindings<'_>,
 ) -> (Option<Finding>, BTreeMap<String, Value>) {
     let finding = match refusal.outcome {
@@ -515,7 +518,7 @@ pub(super) const PADDING_KEY: &str = "agent_conform_padding";
 
 /// Stores the step's captures; a missing value is a failure of the step.
 pub(super) fn capture(
-    step: &crate::case::Step,
+    step: &crate::suite::case::Step,
     json: Option<&Value>,
     captures: &mut BTreeMap<String, Value>,
 ) -> Vec<Finding> {

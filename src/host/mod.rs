@@ -8,7 +8,25 @@
 //!   "What each answer costs the user, from the host's source");
 //! - [`session`]: the calls the host makes over a session, in order, and
 //!   what it hands from one answer to the next ("The calls the host makes
-//!   over a session, in order").
+//!   over a session, in order");
+//! - [`invocation`]: its environment, deadlines and output limits
+//!   ("Invocation");
+//! - [`decoding`]: one JSON value, Go integers ("How output is decoded");
+//! - [`discovery`]: file names, built-in names, `PATH`, the repository
+//!   setting ("Discovery and registration");
+//! - [`chunker`]: the `--max-size` it asks, when it reassembles through the
+//!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
+//! - [`Severity`]: what the host does with an answer: breaks, degrades, or
+//!   nothing.
+//!
+//! This layer depends on no other layer of the crate.
 
 pub mod answers;
+pub mod chunker;
+pub mod decoding;
+pub mod discovery;
+pub mod invocation;
 pub mod session;
+mod severity;
+
+pub use severity::Severity;

@@ -4,7 +4,7 @@
 //! the user, from the host's source").
 //!
 //! This is data about the host, not a runner: the replay
-//! (`crate::execute`'s session module) asks it which calls follow an event,
+//! (the session module of the execute layer) asks it which calls follow an event,
 //! what `write-session` receives on resume and on rewind, and what each
 //! failure costs the user.
 
@@ -149,7 +149,7 @@ pub fn generic_payload(
 }
 
 /// The host's calls over a session, in order: what `explain` prints for a
-/// replay case, and what [`crate::execute`]'s replay plays.
+/// replay case, and what the session replay plays.
 pub const ORDER: &[(&str, &str)] = &[
     (
         "every hook",

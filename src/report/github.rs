@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::results::{CaseOutcome, CaseReport, Counts, RunReport};
+use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport};
 
 use super::junit::{declared, expected_actual, one_line};
 
@@ -120,7 +120,7 @@ fn plugin_line(run: &RunReport) -> String {
     };
     let text = |p: &str| {
         info.pointer(p)
-            .map(crate::template::value_text)
+            .map(crate::suite::template::value_text)
             .unwrap_or_default()
     };
     format!(
@@ -206,7 +206,11 @@ fn case_details(out: &mut String, case: &CaseReport) {
             }
             if !step.command.is_empty() {
                 let _ = writeln!(out, "\nReproduce:");
-                code_block(out, "sh", &crate::repro::wrap(&step.command).join("\n"));
+                code_block(
+                    out,
+                    "sh",
+                    &crate::outcome::repro::wrap(&step.command).join("\n"),
+                );
             }
         }
         None => {

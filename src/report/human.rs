@@ -3,14 +3,17 @@
 //! expected, what came back, three lines of stderr at most, and one line
 //! that reruns the invocation), the notes one line each, and a summary per
 //! capability. Quiet, it is the findings, the notes and the verdict line.
+//!
+//! Over 500 lines: the one renderer with layout choices (grouping, verbosity,
+//! colour, diffs); its parts render one report and share its state.
 
 use std::fmt::Write as _;
 
 use owo_colors::OwoColorize;
 
-use crate::case::Severity;
-use crate::checks::Finding;
-use crate::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
+use crate::host::Severity;
+use crate::outcome::Finding;
+use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +106,7 @@ impl Human {
         };
         let text = |p: &str| {
             info.pointer(p)
-                .map(crate::template::value_text)
+                .map(crate::suite::template::value_text)
                 .unwrap_or_default()
         };
         let _ = writeln!(
@@ -399,7 +402,7 @@ impl Human {
             Some(info) => {
                 let text = |p: &str| {
                     info.pointer(p)
-                        .map(crate::template::value_text)
+                        .map(crate::suite::template::value_text)
                         .unwrap_or_default()
                 };
                 format!("{}, protocol {}", text("/name"), text("/protocol_version"))

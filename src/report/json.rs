@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::results::RunReport;
+use crate::outcome::results::RunReport;
 
 /// The version of the report's shape.
 pub const REPORT_VERSION: u32 = 1;

@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::checks::Finding;
-use crate::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::outcome::Finding;
+use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
 
 /// The `name` of the report's root `<testsuites>` element.
 pub const REPORT_NAME: &str = "agent-conform";
@@ -216,7 +216,7 @@ fn step_details(out: &mut String, step: &StepReport) {
     }
     if !step.command.is_empty() {
         let _ = writeln!(out, "  reproduce:");
-        for line in crate::repro::wrap(&step.command) {
+        for line in crate::outcome::repro::wrap(&step.command) {
             let _ = writeln!(out, "    {line}");
         }
     }
@@ -239,7 +239,7 @@ pub(crate) fn expected_actual(f: &Finding, max_lines: usize) -> Vec<String> {
             ]
         }
         (Some(expected), Some(actual)) => {
-            let unified = crate::checks::unified_diff(expected, actual);
+            let unified = crate::outcome::finding::unified_diff(expected, actual);
             cut(unified.lines().map(str::to_string).collect(), max_lines)
         }
     }

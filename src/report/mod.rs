@@ -1,4 +1,4 @@
-//! The reporters: each renders a [`RunReport`](crate::results::RunReport)
+//! The reporters: each renders a [`RunReport`](crate::outcome::results::RunReport)
 //! for one audience.
 
 pub mod github;
@@ -9,7 +9,7 @@ pub mod progress;
 
 use std::fmt::Write as _;
 
-use crate::case::Case;
+use crate::suite::case::Case;
 
 /// `agent-conform explain ID`: what a case checks, why, and its steps.
 pub fn explain(case: &Case) -> String {
@@ -95,7 +95,7 @@ pub fn explain(case: &Case) -> String {
     out
 }
 
-fn describe_assert(a: &crate::case::JsonAssert) -> String {
+fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {
     let check = if let Some(v) = &a.equals {
         format!("equals {v}")
     } else if let Some(v) = &a.not_equals {

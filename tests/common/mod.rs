@@ -122,7 +122,7 @@ pub fn run_json(plugin: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     // failing cases on purpose.
     let sandboxes = tempfile::Builder::new()
         .prefix("agent-conform-test-")
-        .tempdir_in(agent_conform::sandbox::default_base())
+        .tempdir_in(agent_conform::running::sandbox::default_base())
         .expect("a sandbox directory");
     if !args.contains(&"--sandbox-dir") {
         cmd.arg("--sandbox-dir").arg(sandboxes.path());

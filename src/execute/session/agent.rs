@@ -16,7 +16,7 @@ impl Play<'_, '_> {
         }
     }
 
-    fn recorded_session(&mut self, recording: &crate::case::Recording) {
+    fn recorded_session(&mut self, recording: &crate::suite::case::Recording) {
         for (n, hook) in recording.hooks.iter().enumerate() {
             if let Some(snapshot) = &hook.transcript
                 && let Err(err) = std::fs::write(&self.transcript, snapshot)
@@ -114,7 +114,7 @@ impl Play<'_, '_> {
             else {
                 break;
             };
-            let kind = crate::schema::decode_host_json(&answer.stdout)
+            let kind = crate::host::decoding::decode_host_json(&answer.stdout)
                 .ok()
                 .filter(|_| answer.ok())
                 .and_then(|e| e.get("type").and_then(Value::as_i64))
@@ -183,7 +183,7 @@ impl Play<'_, '_> {
             }
             return None;
         }
-        let event = match crate::schema::decode_host_json(&answer.stdout) {
+        let event = match crate::host::decoding::decode_host_json(&answer.stdout) {
             Ok(event) => event,
             Err(reason) => {
                 let message = format!("hook {hook} fails: {reason}");

@@ -244,7 +244,7 @@ impl<'p, 'r> Play<'p, 'r> {
     /// what its decoding costs at `severity`; `None` when the host cannot use
     /// it.
     fn decoded(&mut self, schema: &str, answer: &Answer, severity: Severity) -> Option<Value> {
-        let json = match crate::schema::decode_host_json(&answer.stdout) {
+        let json = match crate::host::decoding::decode_host_json(&answer.stdout) {
             Ok(json) => json,
             Err(reason) => {
                 self.find(severity, reason);

@@ -106,8 +106,8 @@ impl Play<'_, '_> {
             .get("session_file")
             .and_then(Value::as_str)?
             .to_string();
-        let inside =
-            crate::case::normalize(&file).starts_with(&format!("{}/", crate::case::normalize(dir)));
+        let inside = crate::suite::case::normalize(&file)
+            .starts_with(&format!("{}/", crate::suite::case::normalize(dir)));
         if !inside {
             let message = format!(
                 "entire resume fails: the session file {file} is outside the session directory \

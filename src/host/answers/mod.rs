@@ -20,7 +20,7 @@
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use crate::case::Severity;
+use crate::host::Severity;
 
 mod table;
 

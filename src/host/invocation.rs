@@ -1,0 +1,48 @@
+//! How the host calls a plugin (host-behaviour.md, "Invocation"): the
+//! variables it adds to its environment, its deadlines and its output
+//! limits. The running layer spawns calls with these; the judgement quotes
+//! them.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+/// The host keeps at most this many bytes of stdout and of stderr (10 MiB);
+/// a call whose stdout went over it fails ("Invocation", "Output limits").
+pub const OUTPUT_LIMIT: usize = 10 * 1024 * 1024;
+
+/// The host's deadline for every call but discovery's `info` ("Invocation",
+/// "Time limits").
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The host's deadline for `info` during discovery ("Invocation", "Time
+/// limits").
+pub const INFO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The protocol version the host speaks (`ENTIRE_PROTOCOL_VERSION`), which
+/// `info` must declare for the host to register the plugin ("Discovery and
+/// registration").
+pub const PROTOCOL_VERSION: &str = "1";
+
+/// The host version announced in `ENTIRE_CLI_VERSION`: ours, marked as such,
+/// in place of the real host's.
+pub const CLI_VERSION: &str = concat!("agent-conform-", env!("CARGO_PKG_VERSION"));
+
+/// The variable naming the git work tree the plugin runs in (also its cwd).
+pub const REPO_ROOT_VAR: &str = "ENTIRE_REPO_ROOT";
+
+/// The variable holding [`PROTOCOL_VERSION`].
+pub const PROTOCOL_VERSION_VAR: &str = "ENTIRE_PROTOCOL_VERSION";
+
+/// The variable holding [`CLI_VERSION`].
+pub const CLI_VERSION_VAR: &str = "ENTIRE_CLI_VERSION";
+
+/// The variables the host adds to its own environment for every call, for a
+/// work tree at `repo`, in the order reports print them.
+pub fn environment(repo: &Path) -> Vec<(String, OsString)> {
+    vec![
+        (REPO_ROOT_VAR.into(), repo.as_os_str().to_owned()),
+        (PROTOCOL_VERSION_VAR.into(), PROTOCOL_VERSION.into()),
+        (CLI_VERSION_VAR.into(), CLI_VERSION.into()),
+    ]
+}

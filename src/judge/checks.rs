@@ -1,0 +1,717 @@
+//! The checks: what one invocation's outcome is measured against.
+//!
+//! Some rules hold for every invocation, because the host applies them to
+//! every call (host-behaviour.md): the deadline, the 10 MiB output limits, and
+//! "a non-zero exit must say why on stderr". The rest comes from the step's
+//! `expect` in the case file.
+//!
+//! Over 500 lines: one assertion language (exit, stdout, stderr, JSON
+//! pointers with wildcards, refusals) whose parts share the step context;
+//! split by assertion kind if it grows.
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::host::answers;
+use crate::host::decoding::decode_host_json;
+use crate::host::invocation::OUTPUT_LIMIT;
+use crate::running::runner::{Outcome, Termination};
+use crate::suite::case::{ExitExpect, JsonAssert, Refusal, RefusalOutcome, Severity, Source, Step};
+use crate::suite::schema::Schemas;
+use crate::suite::template::{Bindings, Template, expand_json};
+
+pub use crate::outcome::finding::{Finding, unified_diff};
+
+/// The verdict on one step.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Checked; the findings (possibly none) and the decoded stdout JSON.
+    Checked(Vec<Finding>, Option<Value>),
+    /// The plugin refused cleanly and the step allows it; the findings of
+    /// the host's universal rules (a traceback, a silent refusal) stand.
+    Refused(Refusal, Vec<Finding>),
+}
+
+/// Resolves a [`Source`] to bytes at run time.
+pub type Resolve<'a> = dyn Fn(&Source) -> Result<Vec<u8>, String> + 'a;
+
+/// Everything a step is checked against.
+pub struct StepContext<'a> {
+    /// The step as written.
+    pub step: &'a Step,
+    /// The invocation's deadline, for the message.
+    pub timeout_secs: f64,
+    /// The compiled schemas.
+    pub schemas: &'a Schemas,
+    /// Placeholder values.
+    pub bindings: &'a Bindings<'a>,
+    /// Resolves sources (fixtures, earlier stdout, sandbox files).
+    pub resolve: &'a Resolve<'a>,
+    /// The case's severity, the default of its assertions.
+    pub severity: Severity,
+    /// The capability the case checks (none for core).
+    pub capability: Option<&'a str>,
+    /// The spec items the case checks (`covers:`): a field whose missing
+    /// value only degrades the host is reported by the case that covers
+    /// it, not again by every case that calls the subcommand.
+    pub covers: &'a [String],
+    /// A clean refusal ends the step quietly (the generic transcript of a
+    /// `for_each_transcript` case: another agent's format).
+    pub refusable: bool,
+    /// An all-zero answer counts as such a refusal too (the first answer of
+    /// a generic pass: the plugin shows it did not read the transcript).
+    pub empty_is_unread: bool,
+}
+
+/// Checks one outcome.
+pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
+    let mut findings = universal(ctx.timeout_secs, out);
+    if findings.iter().any(|f| f.severity == Severity::Failure) {
+        return Verdict::Checked(findings, None);
+    }
+    let code = out.exit_code();
+    if code != Some(0)
+        && let Some(refusal) = &ctx.step.on_refusal
+    {
+        return Verdict::Refused(refusal.clone(), findings);
+    }
+    if code != Some(0) && ctx.refusable {
+        return Verdict::Refused(
+            Refusal {
+                outcome: RefusalOutcome::Pass,
+                note: "the plugin refused the transcript".to_string(),
+                with_samples: None,
+                continue_with: Default::default(),
+            },
+            findings,
+        );
+    }
+    match (ctx.step.expect.exit, code) {
+        (ExitExpect::Success, Some(0)) | (ExitExpect::Any, Some(0)) => {}
+        (ExitExpect::Failure, Some(0)) => {
+            findings.push(Finding::failure(
+                "exited 0, but this input must be refused with a non-zero exit and a message on stderr",
+            ));
+            return Verdict::Checked(findings, None);
+        }
+        (ExitExpect::Success, _) => {
+            let declared = ctx.capability.map_or(String::new(), |cap| {
+                format!(
+                    " (capability {cap} is declared in info, so the host calls this \
+                     subcommand and expects it to work)"
+                )
+            });
+            findings.push(
+                Finding::failure(format!("exited {}; expected 0{declared}", status_text(out)))
+                    .diff("exit 0", format!("exit {}", status_text(out))),
+            );
+            return Verdict::Checked(findings, None);
+        }
+        _ => return Verdict::Checked(findings, None),
+    }
+    if ctx.empty_is_unread
+        && let Ok(json) = decode_host_json(&out.stdout)
+        && all_zero(&json)
+    {
+        return Verdict::Refused(
+            Refusal {
+                outcome: RefusalOutcome::Pass,
+                note: format!(
+                    "the plugin answered {} (nothing read) for the transcript",
+                    excerpt(&out.stdout).trim()
+                ),
+                with_samples: None,
+                continue_with: Default::default(),
+            },
+            findings,
+        );
+    }
+    let json = check_stdout(ctx, out, &mut findings);
+    Verdict::Checked(findings, json)
+}
+
+/// Every value zero: `{}`, `null`, 0, "", false, empty lists, all the way
+/// down: an answer that shows nothing was read.
+fn all_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.iter().all(all_zero),
+        Value::Object(map) => map.values().all(all_zero),
+    }
+}
+
+/// The rules the host applies to every call.
+pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    match &out.termination {
+        Termination::SpawnFailed(reason) => findings.push(Finding::hard(reason.clone())),
+        Termination::TimedOut => findings.push(Finding::hard(format!(
+            "timed out after {timeout_secs} s: the host kills a plugin at its deadline"
+        ))),
+        Termination::Exited(_) => {}
+    }
+    if !out.blocked_writes.is_empty() {
+        findings.push(Finding::hard(crate::running::confine::blocked_message(
+            &out.blocked_writes,
+        )));
+    }
+    for (name, over) in [
+        ("stdout", out.stdout_overflow),
+        ("stderr", out.stderr_overflow),
+    ] {
+        if over {
+            findings.push(Finding::hard(format!(
+                "{name} went over the host's limit of {OUTPUT_LIMIT} bytes (10 MiB); \
+                 the host fails such a call (\"output exceeded ... byte limit\")"
+            )));
+        }
+    }
+    if let Some(kind) = crash_trace(&out.stderr) {
+        findings.push(Finding::warning(format!(
+            "stderr holds a {kind}: the plugin crashed instead of reporting the problem; \
+             the host shows stderr to the user, who needs one clear sentence"
+        )));
+    }
+    if out.pipes_held_open {
+        findings.push(Finding::warning(
+            "a background process kept stdout or stderr open after the plugin exited",
+        ));
+    }
+    if let Some(code) = out.exit_code() {
+        if code != 0 && String::from_utf8_lossy(&out.stderr).trim().is_empty() {
+            // The call fails in the host either way; silence only takes the
+            // user's clue away: a warning.
+            findings.push(Finding::warning(format!(
+                "exited {code} with nothing on stderr: the host shows stderr to the user \
+                 as the error, so a silent failure leaves them nothing to act on"
+            )));
+        }
+    } else if out.termination == Termination::Exited(None)
+        && !out.stdout_overflow
+        && !(out.oversize.is_some() && out.signal == Some(crate::running::machine::SIGXFSZ))
+    {
+        findings.push(Finding::failure(
+            "was killed by a signal (it crashed, or was killed from outside)",
+        ));
+    }
+    machine_findings(out, &mut findings);
+    findings
+}
+
+/// What the call did to the machine beyond its sandbox's rules (see
+/// [`crate::running::machine`]): a write past the limit fails in every case, as a
+/// flood does; a process left running is a warning.
+fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
+    if let Some(over) = &out.oversize {
+        findings.push(Finding::hard(over.message()));
+    } else if out.signal == Some(crate::running::machine::SIGXFSZ) {
+        findings.push(Finding::hard(
+            "was killed by SIGXFSZ: it wrote past the file size limit agent-conform sets \
+             (--max-write), outside its sandbox; a plugin that fills the user's disk during \
+             a hook breaks the machine the host runs on",
+        ));
+    }
+    for left in &out.lingering {
+        let mut warning = Finding::warning(format!(
+            "left running after {} returned: `{}` (pid {}, killed by agent-conform); the host \
+             would leave it in the user's session",
+            out.call_name(),
+            left.command,
+            left.pid
+        ));
+        warning.hard = true;
+        findings.push(warning);
+    }
+}
+
+/// Recognises the crash output of common plugin languages on stderr.
+fn crash_trace(stderr: &[u8]) -> Option<&'static str> {
+    let text = String::from_utf8_lossy(&stderr[..stderr.len().min(64 * 1024)]);
+    let has = |needle: &str| text.contains(needle);
+    if has("panicked at") {
+        Some("Rust panic")
+    } else if has("Traceback (most recent call last)") {
+        Some("Python traceback")
+    } else if has("goroutine ") && has("panic:") {
+        Some("Go panic trace")
+    } else if has("Exception in thread") {
+        Some("Java exception trace")
+    } else if text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at ") && l.contains(".js:"))
+        .count()
+        >= 2
+    {
+        Some("JavaScript stack trace")
+    } else {
+        None
+    }
+}
+
+/// How the process ended, for messages.
+pub fn status_text(out: &Outcome) -> String {
+    match &out.termination {
+        Termination::Exited(Some(code)) => code.to_string(),
+        Termination::Exited(None) => "by a signal".to_string(),
+        Termination::TimedOut => "timed out".to_string(),
+        Termination::SpawnFailed(_) => "not started".to_string(),
+    }
+}
+
+fn check_stdout(
+    ctx: &StepContext<'_>,
+    out: &Outcome,
+    findings: &mut Vec<Finding>,
+) -> Option<Value> {
+    let expect = &ctx.step.expect;
+    if let Some(source) = &expect.stdout {
+        match (ctx.resolve)(source) {
+            Ok(want) => {
+                if let Some(f) = compare_bytes("stdout", &want, &out.stdout) {
+                    findings.push(f);
+                }
+            }
+            Err(err) => findings.push(Finding::failure(format!("cannot evaluate the case: {err}"))),
+        }
+    }
+    if let Some(text) = &expect.stdout_carries {
+        match Template::parse(text).and_then(|t| t.expand(ctx.bindings)) {
+            Ok(text) => findings.extend(carries(&out.stdout, &text)),
+            Err(err) => findings.push(Finding::failure(format!("cannot evaluate the case: {err}"))),
+        }
+    }
+    let wants_json =
+        expect.stdout_schema.is_some() || !expect.json.is_empty() || !ctx.step.capture.is_empty();
+    if !wants_json {
+        return None;
+    }
+    let json = match decode_host_json(&out.stdout) {
+        Ok(json) => json,
+        Err(reason) => {
+            findings.push(Finding::failure(reason).diff("one JSON value", excerpt(&out.stdout)));
+            return None;
+        }
+    };
+    let mut json = json;
+    if let Some(schema) = &expect.stdout_schema {
+        match answers::fields(schema) {
+            Some(fields) => match as_the_host_decodes(ctx, schema, fields, json, findings) {
+                Ok(seen) => json = seen,
+                Err(json) => return Some(json),
+            },
+            None => {
+                let violations = ctx.schemas.violations(schema, &json);
+                if !violations.is_empty() {
+                    findings.push(schema_finding(
+                        Severity::Failure,
+                        schema,
+                        &violations,
+                        &json,
+                    ));
+                    return Some(json);
+                }
+            }
+        }
+    }
+    for assert in &expect.json {
+        findings.extend(check_assert(ctx, assert, &json));
+    }
+    Some(json)
+}
+
+/// Judges an answer the host decodes into a struct (the host layer,
+/// [`answers`]): a decoding failure or a zero value that breaks a command
+/// fails; a missing field that only degrades warns, named as such; what the
+/// documented schema asks beyond that is a written rule the host does not
+/// enforce, a warning. Returns the answer as the host holds it (missing
+/// fields at their zero values), which the assertions then check; or, when
+/// the host cannot decode it, the document as printed.
+fn as_the_host_decodes(
+    ctx: &StepContext<'_>,
+    schema: &str,
+    fields: &[answers::Field],
+    json: Value,
+    findings: &mut Vec<Finding>,
+) -> Result<Value, Value> {
+    let judged = answers::judge(fields, &json);
+    let owned = |c: &answers::Consequence| {
+        let item = format!("field:{schema}.{}", c.pointer.trim_start_matches('/'));
+        ctx.covers
+            .iter()
+            .any(|pattern| crate::suite::case::glob(pattern, &item))
+    };
+    let spoken = judged
+        .consequences
+        .iter()
+        .filter(|c| c.severity == Severity::Failure || owned(c));
+    for c in spoken {
+        let finding = Finding {
+            severity: c.severity,
+            hard: false,
+            message: format!("at {}: {}", c.pointer, c.message),
+            expected: None,
+            actual: None,
+        };
+        findings.push(finding);
+    }
+    if judged.undecodable() {
+        if let Some(last) = findings.last_mut() {
+            let got = pretty(&json);
+            *last = last.clone().diff(format!("schemas/{schema}.json"), got);
+        }
+        return Err(json);
+    }
+    // A value the host layer spoke about is not reported twice.
+    let reported: Vec<String> = judged
+        .consequences
+        .iter()
+        .flat_map(|c| {
+            let name = c.pointer.rsplit('/').next().unwrap_or("");
+            [
+                format!("{name:?} is a required property"),
+                format!("at {}:", c.pointer),
+            ]
+        })
+        .collect();
+    let violations: Vec<String> = ctx
+        .schemas
+        .violations(schema, &json)
+        .into_iter()
+        .filter(|v| !reported.iter().any(|r| v.contains(r.as_str())))
+        .collect();
+    if !violations.is_empty() {
+        findings.push(schema_finding(
+            Severity::Warning,
+            schema,
+            &violations,
+            &json,
+        ));
+    }
+    Ok(judged.seen)
+}
+
+/// A finding for schema violations, with every violation and the document.
+fn schema_finding(
+    severity: Severity,
+    schema: &str,
+    violations: &[String],
+    json: &Value,
+) -> Finding {
+    let message = match severity {
+        Severity::Failure => format!("stdout does not match schema {schema}: {}", violations[0]),
+        _ => format!(
+            "stdout differs from the documented shape (schemas/{schema}.json), which the host's \
+             decoder absorbs: {}",
+            violations[0]
+        ),
+    };
+    Finding {
+        severity,
+        ..Finding::failure(message)
+    }
+    .diff(
+        format!("schemas/{schema}.json"),
+        format!("{}\n\n{}", violations.join("\n"), pretty(json)),
+    )
+}
+
+/// stdout must carry `text`: verbatim, or as the inside of a JSON string
+/// (with or without `\uXXXX` escapes for non-ASCII), so that a plugin may
+/// wrap the message in its agent's native JSON format.
+fn carries(stdout: &[u8], text: &str) -> Option<Finding> {
+    let haystack = String::from_utf8_lossy(stdout);
+    let json = serde_json::to_string(text).unwrap_or_default();
+    let json = json.trim_matches('"').to_string();
+    let ascii: String = json
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                escape_utf16(c)
+            }
+        })
+        .collect();
+    let forms = [text.to_string(), json, ascii];
+    if !haystack.trim().is_empty() && forms.iter().any(|f| haystack.contains(f.as_str())) {
+        return None;
+    }
+    Some(
+        Finding::failure("stdout does not carry the message (verbatim or JSON-escaped)")
+            .diff(text.to_string(), excerpt(stdout)),
+    )
+}
+
+fn escape_utf16(c: char) -> String {
+    let mut units = [0u16; 2];
+    c.encode_utf16(&mut units)
+        .iter()
+        .map(|u| format!("\\u{u:04x}"))
+        .collect()
+}
+
+/// Compares bytes; on a difference, names the first differing offset.
+pub fn compare_bytes(what: &str, want: &[u8], got: &[u8]) -> Option<Finding> {
+    if want == got {
+        return None;
+    }
+    let at = want
+        .iter()
+        .zip(got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    Some(
+        Finding::failure(format!(
+            "{what} differs from the expected bytes: first difference at byte {at} \
+             (expected {} bytes, got {})",
+            want.len(),
+            got.len()
+        ))
+        .diff(
+            String::from_utf8_lossy(want).into_owned(),
+            String::from_utf8_lossy(got).into_owned(),
+        ),
+    )
+}
+
+fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Finding> {
+    if let Some(cond) = &a.when
+        && doc.pointer(&cond.pointer) != Some(&cond.equals)
+    {
+        return Vec::new();
+    }
+    let severity = a.severity.unwrap_or(ctx.severity);
+    select(doc, &a.pointer)
+        .into_iter()
+        .filter_map(|(pointer, value)| {
+            check_value(ctx, a, value)
+                .err()
+                .map(|(message, expected, actual)| {
+                    let because = a
+                        .because
+                        .as_ref()
+                        .map(|b| format!(" ({b})"))
+                        .unwrap_or_default();
+                    Finding {
+                        severity,
+                        hard: false,
+                        message: format!("at {pointer}: {message}{because}"),
+                        expected,
+                        actual,
+                    }
+                })
+        })
+        .collect()
+}
+
+type Mismatch = (String, Option<String>, Option<String>);
+
+fn check_value(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    value: Option<&Value>,
+) -> Result<(), Mismatch> {
+    let simple = |m: String| (m, None, None);
+    let Some(value) = value else {
+        return Err(simple("the value is missing".to_string()));
+    };
+    let expand = |t: &str| {
+        Template::parse(t)
+            .and_then(|t| t.expand(ctx.bindings))
+            .map_err(|e| simple(format!("cannot evaluate the case: {e}")))
+    };
+    if let Some(want) = &a.equals {
+        let want = expand_json(want, ctx.bindings).map_err(simple)?;
+        if &want != value {
+            return Err((
+                "not the expected value".into(),
+                Some(pretty(&want)),
+                Some(pretty(value)),
+            ));
+        }
+    }
+    if let Some(unwanted) = &a.not_equals {
+        let unwanted = expand_json(unwanted, ctx.bindings).map_err(simple)?;
+        if &unwanted == value {
+            return Err(simple(format!("must not be {unwanted}")));
+        }
+    }
+    if a.not_empty == Some(true) && is_empty(value) {
+        return Err(simple(format!("must not be empty, got {value}")));
+    }
+    if a.empty == Some(true) && !is_empty(value) {
+        return Err(simple(format!("must be empty, got {value}")));
+    }
+    if let Some(min) = a.min {
+        match value.as_i64() {
+            Some(n) if n >= min => {}
+            _ => {
+                return Err(simple(format!(
+                    "must be a number of at least {min}, got {value}"
+                )));
+            }
+        }
+    }
+    if let Some(needle) = &a.contains {
+        let needle = expand(needle)?;
+        match value.as_str() {
+            Some(s) if s.contains(&needle) => {}
+            _ => return Err(simple(format!("{value} does not contain {needle:?}"))),
+        }
+    }
+    if let Some(t) = &a.json_type
+        && type_name(value) != t
+    {
+        return Err(simple(format!(
+            "must be of type {t}, got {}: {value}",
+            type_name(value)
+        )));
+    }
+    if let Some(dir) = &a.inside {
+        let dir = crate::suite::case::normalize(&expand(dir)?);
+        let inside = value
+            .as_str()
+            .map(crate::suite::case::normalize)
+            .is_some_and(|p| p.starts_with(&format!("{dir}/")));
+        if !inside {
+            return Err(simple(format!("{value} escapes the directory {dir}")));
+        }
+    }
+    if a.absolute_path == Some(true) {
+        match value.as_str() {
+            Some(s) if std::path::Path::new(s).is_absolute() => {}
+            _ => return Err(simple(format!("{value} is not an absolute path"))),
+        }
+    }
+    if let Some(max) = &a.base64_max_len {
+        let max: usize = expand(max)?
+            .parse()
+            .map_err(|_| simple(format!("base64_max_len {max:?} is not a number")))?;
+        let bytes = decode_b64(value).map_err(simple)?;
+        if bytes.len() > max {
+            return Err(simple(format!(
+                "decodes to {} bytes, more than the maximum of {max}",
+                bytes.len()
+            )));
+        }
+    }
+    if a.file_exists == Some(true) {
+        match value.as_str() {
+            Some(path) if std::path::Path::new(path).is_file() => {}
+            _ => return Err(simple(format!("{value} is not an existing file"))),
+        }
+    }
+    if let Some(name) = &a.schema {
+        let violations = ctx.schemas.violations(name, value);
+        if let Some(first) = violations.first() {
+            return Err((
+                format!("does not match schema {name}: {first}"),
+                Some(format!("schemas/{name}.json")),
+                Some(format!("{}\n\n{}", violations.join("\n"), pretty(value))),
+            ));
+        }
+    }
+    if let Some(source) = &a.base64_equals {
+        let want =
+            (ctx.resolve)(source).map_err(|e| simple(format!("cannot evaluate the case: {e}")))?;
+        let got = decode_b64(value).map_err(simple)?;
+        if let Some(f) = compare_bytes("the decoded bytes", &want, &got) {
+            return Err((f.message, f.expected, f.actual));
+        }
+    }
+    Ok(())
+}
+
+fn decode_b64(value: &Value) -> Result<Vec<u8>, String> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| format!("{value} is not a base64 string"))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("is not standard padded base64: {e}"))
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Resolves a pointer with `*` segments into concrete pointers and values.
+pub fn select<'v>(doc: &'v Value, pointer: &str) -> Vec<(String, Option<&'v Value>)> {
+    if !pointer.split('/').any(|seg| seg == "*") {
+        return vec![(display_pointer(pointer), doc.pointer(pointer))];
+    }
+    let mut current = vec![(String::new(), Some(doc))];
+    for seg in pointer.split('/').skip(1) {
+        current = current
+            .into_iter()
+            .flat_map(|(path, value)| step_into(path, value, seg))
+            .collect();
+    }
+    current
+        .into_iter()
+        .map(|(p, v)| (display_pointer(&p), v))
+        .collect()
+}
+
+fn step_into<'v>(
+    path: String,
+    value: Option<&'v Value>,
+    seg: &str,
+) -> Vec<(String, Option<&'v Value>)> {
+    match (seg, value) {
+        ("*", Some(Value::Array(items))) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("{path}/{i}"), Some(v)))
+            .collect(),
+        ("*", _) => Vec::new(),
+        (seg, value) => {
+            let next = value.and_then(|v| v.pointer(&format!("/{seg}")));
+            vec![(format!("{path}/{seg}"), next)]
+        }
+    }
+}
+
+fn display_pointer(p: &str) -> String {
+    if p.is_empty() {
+        "/".to_string()
+    } else {
+        p.to_string()
+    }
+}
+
+/// Pretty JSON for reports.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// At most 2 KiB of output as text, for reports.
+pub fn excerpt(bytes: &[u8]) -> String {
+    const MAX: usize = 2048;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]).into_owned();
+    if bytes.len() > MAX {
+        format!("{text}\n… ({} more bytes)", bytes.len() - MAX)
+    } else {
+        text
+    }
+}

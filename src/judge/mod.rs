@@ -1,0 +1,7 @@
+//! The judgement: what an invocation's answer is worth against a step's
+//! expectations and the host's rules.
+
+pub mod checks;
+pub mod discovery;
+pub mod roundtrip;
+pub mod userdata;

@@ -1,0 +1,381 @@
+//! User-data preservation: the harness actions behind the hook lifecycle
+//! cases.
+//!
+//! The guide's first rule of hook installation is "preserve unknown fields -
+//! don't destroy user's custom hooks or settings". No single invocation shows
+//! whether a plugin keeps it, so the harness plays the user: it snapshots the
+//! sandbox, plants its own files and JSON keys wherever the install wrote, and
+//! checks after a re-install and an uninstall that all of it is still there.
+//! Paths that mention `entire` are the plugin's own (the guide's plugin-file
+//! pattern, `.pi/extensions/entire/index.ts`), so nothing is planted there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::judge::checks::Finding;
+use crate::running::sandbox::Sandbox;
+
+/// The name of the file the harness plants as the user's.
+pub const USER_FILE: &str = "agent-conform-user-file.txt";
+/// Its content.
+const USER_FILE_CONTENT: &str = "written by the user; a plugin must never remove or change it\n";
+/// The key the harness adds to JSON settings files as the user's own.
+pub const USER_KEY: &str = "agent_conform_user_key";
+/// Its value.
+const USER_VALUE: &str = "the user's own setting: keep me";
+
+/// What a path held at snapshot time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Entry {
+    Dir(BTreeSet<String>),
+    File(u64),
+}
+
+/// A snapshot: sandbox-relative path (`nest/repo/...`, `home/...`) to entry.
+type Tree = BTreeMap<String, Entry>;
+
+/// The text that marks a hook entry: every hook a plugin installs runs
+/// `entire hooks <agent> <hook-name>` (guide, "Hook Installation Patterns").
+pub const HOOK_MARK: &str = "entire hooks ";
+
+/// The user data of one case.
+#[derive(Debug, Default)]
+pub struct UserData {
+    snapshots: BTreeMap<String, Tree>,
+    /// Per snapshot, the number of hook entries in each file that has any.
+    marks: BTreeMap<String, BTreeMap<String, usize>>,
+    files: BTreeSet<PathBuf>,
+    /// JSON files holding the user key: path and whether the user had the
+    /// file before the plugin touched it.
+    keys: BTreeMap<PathBuf, bool>,
+    /// JSON object files the install created or changed (sandbox-relative).
+    learnt: BTreeSet<String>,
+}
+
+impl UserData {
+    /// Records the current tree under `name`.
+    pub fn snapshot(&mut self, name: &str, sandbox: &Sandbox) {
+        let tree = scan(sandbox);
+        self.marks
+            .insert(name.to_string(), hook_marks(&tree, sandbox));
+        self.snapshots.insert(name.to_string(), tree);
+    }
+
+    /// A failure when any file was created, changed or deleted since the
+    /// snapshot `since` (a second install-hooks must leave every file as
+    /// the first left it: a duplicated hook entry fires every hook twice).
+    pub fn unchanged(&self, since: &str, sandbox: &Sandbox) -> Vec<Finding> {
+        let Some(before) = self.snapshots.get(since) else {
+            return vec![Finding::failure(format!("no snapshot named {since:?}"))];
+        };
+        let now = scan(sandbox);
+        let files = |tree: &Tree| -> BTreeMap<String, u64> {
+            tree.iter()
+                .filter_map(|(rel, e)| match e {
+                    Entry::File(h) => Some((rel.clone(), *h)),
+                    Entry::Dir(_) => None,
+                })
+                .collect()
+        };
+        let (was, is) = (files(before), files(&now));
+        let mut changes = Vec::new();
+        for (rel, hash) in &is {
+            match was.get(rel) {
+                None => changes.push(format!("{rel} (created)")),
+                Some(h) if h != hash => changes.push(format!("{rel} (changed)")),
+                _ => {}
+            }
+        }
+        changes.extend(
+            was.keys()
+                .filter(|r| !is.contains_key(*r))
+                .map(|r| format!("{r} (deleted)")),
+        );
+        if changes.is_empty() {
+            return Vec::new();
+        }
+        let doubled = self.doubled_marks(since, sandbox);
+        vec![Finding::failure(format!(
+            "the second install-hooks changed what the first had installed: {}{doubled}; \
+             hooks must be installed once (a duplicated entry makes the agent fire the hook \
+             twice: a doubled TurnStart records the prompt twice and restarts the turn)",
+            changes.join(", ")
+        ))]
+    }
+
+    /// ", hook entries doubled in FILE (N → M)" when a file holds more hook
+    /// entries now than at snapshot `since`.
+    fn doubled_marks(&self, since: &str, sandbox: &Sandbox) -> String {
+        let was = self.marks.get(since).cloned().unwrap_or_default();
+        let now = hook_marks(&scan(sandbox), sandbox);
+        now.iter()
+            .filter(|(rel, n)| was.get(*rel).is_some_and(|w| *n > w))
+            .map(|(rel, n)| format!("; hook entries in {rel}: {} before, {n} now", was[rel]))
+            .collect()
+    }
+
+    /// After an uninstall: a failure for every hook entry that the install
+    /// added (between the snapshots `before` and `installed`) and that is
+    /// still there; a note when the install added no recognisable entry.
+    pub fn hooks_removed(&self, before: &str, installed: &str, sandbox: &Sandbox) -> Vec<Finding> {
+        let (Some(was), Some(added)) = (self.marks.get(before), self.marks.get(installed)) else {
+            return vec![Finding::failure(format!(
+                "no snapshots named {before:?} and {installed:?}"
+            ))];
+        };
+        let grew = |rel: &String, n: usize| n > was.get(rel).copied().unwrap_or(0);
+        if !added.iter().any(|(rel, n)| grew(rel, *n)) {
+            return vec![Finding::note(format!(
+                "install-hooks added no line running `{}<agent> <hook>` that the harness could \
+                 find, so only are-hooks-installed says whether the hooks are gone",
+                HOOK_MARK.trim_end()
+            ))];
+        }
+        let left: Vec<String> = hook_marks(&scan(sandbox), sandbox)
+            .into_iter()
+            .filter(|(rel, n)| grew(rel, *n))
+            .map(|(rel, n)| format!("{rel} ({n} hook entries)"))
+            .collect();
+        if left.is_empty() {
+            return Vec::new();
+        }
+        vec![Finding::failure(format!(
+            "uninstall-hooks exited 0 but left hook entries of the plugin in {}: the host \
+             reports \"Removed\" and never asks again, so the leftover hooks keep creating \
+             checkpoints after `entire agent remove`, or fail on every agent event after \
+             `entire disable --uninstall`",
+            left.join(", ")
+        ))]
+    }
+
+    /// A user file in each protected dir of `info`, before the install.
+    pub fn plant_protected_dirs(&mut self, info: &Value, sandbox: &Sandbox) -> Vec<Finding> {
+        let dirs = info
+            .pointer("/protected_dirs")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut findings = Vec::new();
+        for dir in dirs.iter().filter_map(Value::as_str) {
+            if Path::new(dir).is_absolute() || dir.split(['/', '\\']).any(|c| c == "..") {
+                continue;
+            }
+            let path = sandbox.repo().join(dir);
+            if let Err(err) = self.plant_file(&path) {
+                findings.push(harness_problem(&path, &err));
+            }
+        }
+        findings
+    }
+
+    /// Plants user files and keys wherever the tree changed since `since`.
+    pub fn plant_since(&mut self, since: &str, sandbox: &Sandbox) -> Vec<Finding> {
+        let Some(before) = self.snapshots.get(since).cloned() else {
+            return vec![Finding::failure(format!("no snapshot named {since:?}"))];
+        };
+        let now = scan(sandbox);
+        let mut findings = Vec::new();
+        for (rel, entry) in &now {
+            if before.get(rel) == Some(entry) || mentions_entire(rel) {
+                continue;
+            }
+            let path = sandbox.root().join(rel);
+            let planted = match entry {
+                Entry::Dir(_) => self.plant_file(&path),
+                Entry::File(_) => self.plant_key(&path, rel, before.contains_key(rel)),
+            };
+            if let Err(err) = planted {
+                findings.push(harness_problem(&path, &err));
+            }
+        }
+        findings
+    }
+
+    fn plant_file(&mut self, dir: &Path) -> std::io::Result<()> {
+        fs::create_dir_all(dir)?;
+        let file = dir.join(USER_FILE);
+        if self.files.insert(file.clone()) {
+            fs::write(&file, USER_FILE_CONTENT)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the user key to a JSON object file; other files are left alone.
+    fn plant_key(&mut self, path: &Path, rel: &str, existed: bool) -> std::io::Result<()> {
+        let Ok(text) = fs::read(path) else {
+            return Ok(());
+        };
+        let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(&text) else {
+            return Ok(());
+        };
+        map.insert(USER_KEY.to_string(), Value::String(USER_VALUE.to_string()));
+        let pretty =
+            serde_json::to_string_pretty(&Value::Object(map)).map_err(std::io::Error::other)?;
+        fs::write(path, pretty + "\n")?;
+        self.keys.entry(path.to_path_buf()).or_insert(existed);
+        self.learnt.insert(rel.to_string());
+        Ok(())
+    }
+
+    /// Every planted file unchanged, every planted key still there.
+    pub fn verify(&self) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        for file in &self.files {
+            match fs::read(file) {
+                Ok(bytes) if bytes == USER_FILE_CONTENT.as_bytes() => {}
+                Ok(_) => findings.push(lost(file, "the user's file was changed")),
+                Err(_) => findings.push(lost(file, "the user's file was deleted")),
+            }
+        }
+        for (file, existed) in &self.keys {
+            match fs::read(file) {
+                Err(_) if !existed => {}
+                Err(_) => findings.push(lost(file, "the user's own settings file was deleted")),
+                Ok(bytes) => {
+                    let value = serde_json::from_slice::<Value>(&bytes).ok();
+                    let kept = value.as_ref().and_then(|v| v.get(USER_KEY))
+                        == Some(&Value::String(USER_VALUE.to_string()));
+                    if !kept {
+                        findings.push(lost(
+                            file,
+                            &format!("the user's key {USER_KEY:?} is gone from this settings file"),
+                        ));
+                    }
+                }
+            }
+        }
+        findings
+    }
+
+    /// Files created since `since` that are still there and are not the user's.
+    pub fn leftovers(&self, since: &str, sandbox: &Sandbox) -> Vec<Finding> {
+        let Some(before) = self.snapshots.get(since) else {
+            return vec![Finding::failure(format!("no snapshot named {since:?}"))];
+        };
+        let now = scan(sandbox);
+        let left: Vec<&String> = now
+            .iter()
+            .filter(|(rel, entry)| matches!(entry, Entry::File(_)) && !before.contains_key(*rel))
+            .map(|(rel, _)| rel)
+            .filter(|rel| {
+                let path = sandbox.root().join(rel);
+                !self.files.contains(&path) && !self.keys.contains_key(&path)
+            })
+            .collect();
+        if left.is_empty() {
+            return Vec::new();
+        }
+        let list: Vec<String> = left.iter().map(|s| s.to_string()).collect();
+        vec![Finding::warning(format!(
+            "uninstall-hooks left behind files that install-hooks created: {}",
+            list.join(", ")
+        ))]
+    }
+
+    /// Starts over in an empty repository and HOME that already hold every
+    /// learnt JSON file, with only the user's key in it.
+    pub fn restart_with_learnt(&mut self, sandbox: &Sandbox) -> Vec<Finding> {
+        if let Err(err) = sandbox.reset() {
+            return vec![harness_problem(sandbox.root(), &err)];
+        }
+        self.files.clear();
+        self.keys.clear();
+        let mut findings = Vec::new();
+        for rel in self.learnt.clone() {
+            let path = sandbox.root().join(&rel);
+            let body = serde_json::json!({ USER_KEY: USER_VALUE });
+            let written = path
+                .parent()
+                .map_or(Ok(()), fs::create_dir_all)
+                .and_then(|()| fs::write(&path, format!("{body:#}\n")));
+            match written {
+                Ok(()) => {
+                    self.keys.insert(path, true);
+                }
+                Err(err) => findings.push(harness_problem(&path, &err)),
+            }
+        }
+        findings
+    }
+}
+
+fn lost(path: &Path, what: &str) -> Finding {
+    Finding::failure(format!(
+        "user data lost: {what}: {} (the guide: never destroy a user's own hooks or settings)",
+        path.display()
+    ))
+}
+
+fn harness_problem(path: &Path, err: &std::io::Error) -> Finding {
+    Finding::failure(format!(
+        "the harness could not plant user data at {}: {err}",
+        path.display()
+    ))
+}
+
+fn mentions_entire(rel: &str) -> bool {
+    rel.to_ascii_lowercase().contains("entire")
+}
+
+/// Scans the repository (without `.git`) and HOME.
+fn scan(sandbox: &Sandbox) -> Tree {
+    let mut tree = Tree::new();
+    for top in [sandbox.repo(), sandbox.home()] {
+        walk(sandbox.root(), &top, &mut tree);
+    }
+    tree
+}
+
+fn walk(root: &Path, dir: &Path, tree: &mut Tree) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut names = BTreeSet::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == ".git" && dir.ends_with("repo") {
+            continue;
+        }
+        names.insert(name);
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(root, &path, tree);
+        } else if kind.is_file() {
+            tree.insert(relative(root, &path), Entry::File(hash_file(&path)));
+        }
+    }
+    tree.insert(relative(root, dir), Entry::Dir(names));
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The files of a tree that hold hook entries, and how many each holds.
+fn hook_marks(tree: &Tree, sandbox: &Sandbox) -> BTreeMap<String, usize> {
+    tree.iter()
+        .filter(|(_, e)| matches!(e, Entry::File(_)))
+        .filter_map(|(rel, _)| {
+            let bytes = fs::read(sandbox.root().join(rel)).ok()?;
+            let text = String::from_utf8_lossy(&bytes);
+            let n = text.matches(HOOK_MARK).count();
+            (n > 0).then(|| (rel.clone(), n))
+        })
+        .collect()
+}
+
+fn hash_file(path: &Path) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    fs::read(path).unwrap_or_default().hash(&mut hasher);
+    hasher.finish()
+}

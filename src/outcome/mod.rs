@@ -1,0 +1,8 @@
+//! The run's outcome as data, and how to reproduce each invocation.
+
+pub mod finding;
+pub mod kept;
+pub mod repro;
+pub mod results;
+
+pub use finding::Finding;

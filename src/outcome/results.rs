@@ -1,0 +1,308 @@
+//! The results of a run: what every reporter reads. Plain data, so that the
+//! human, JSON and JUnit reports cannot disagree about what happened.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::host::Severity;
+use crate::outcome::Finding;
+
+/// The outcome of one case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "reason")]
+pub enum CaseOutcome {
+    /// Every check held.
+    Passed,
+    /// A check of failure severity did not hold.
+    Failed,
+    /// Only warnings: a warning-severity case failed, or something went
+    /// unverified in a way the spec allows.
+    Warning,
+    /// Only notes: observations that never fail the run.
+    Note,
+    /// The case needs a capability the plugin does not declare.
+    Skipped(String),
+    /// The case could not run (info failed, or the sandbox could not be made).
+    NotRun(String),
+}
+
+impl CaseOutcome {
+    /// A short lower-case label.
+    pub fn label(&self) -> &'static str {
+        match self {
+            CaseOutcome::Passed => "passed",
+            CaseOutcome::Failed => "failed",
+            CaseOutcome::Warning => "warning",
+            CaseOutcome::Note => "note",
+            CaseOutcome::Skipped(_) => "skipped",
+            CaseOutcome::NotRun(_) => "not-run",
+        }
+    }
+}
+
+/// One invocation as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    /// The step's name.
+    pub name: String,
+    /// The arguments after the binary.
+    pub args: Vec<String>,
+    /// A shell command line that reproduces the invocation.
+    pub command: String,
+    /// What [`command`](Self::command) says, as data, for the sandbox's
+    /// `reproduce.sh`, until its case ends (none for harness actions).
+    #[serde(skip)]
+    pub replay: Option<crate::outcome::repro::Replay>,
+    /// `sh <sandbox>/reproduce.sh N`, when the sandbox was kept.
+    pub reproduce: Option<String>,
+    /// What the invocation printed, until its case ends (see
+    /// [`crate::outcome::repro::Printed`]).
+    #[serde(skip)]
+    pub printed: Option<crate::outcome::repro::Printed>,
+    /// Exit code, when the process exited normally.
+    pub exit_code: Option<i32>,
+    /// "exited", "timed-out", "signal" or "not-started".
+    pub termination: String,
+    /// Wall time of the invocation.
+    #[serde(serialize_with = "millis", rename = "duration_ms")]
+    pub duration: Duration,
+    /// Bytes of stdout kept.
+    pub stdout_bytes: usize,
+    /// Bytes of stderr kept.
+    pub stderr_bytes: usize,
+    /// The start of stderr, for failure reports.
+    #[serde(skip)]
+    pub stderr_excerpt: String,
+    /// Problems found.
+    #[serde(serialize_with = "findings")]
+    pub findings: Vec<Finding>,
+}
+
+impl StepReport {
+    /// A step with no invocation behind it (a harness action, a call that
+    /// was never made), `termination` saying which.
+    pub fn without_invocation(name: &str, termination: &str, findings: Vec<Finding>) -> StepReport {
+        StepReport {
+            name: name.to_string(),
+            args: Vec::new(),
+            command: String::new(),
+            replay: None,
+            reproduce: None,
+            printed: None,
+            exit_code: None,
+            termination: termination.to_string(),
+            duration: Duration::ZERO,
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            stderr_excerpt: String::new(),
+            findings,
+        }
+    }
+}
+
+/// One case as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseReport {
+    /// The case id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// The spec section.
+    pub spec: String,
+    /// Capability (`core` for the always-required part).
+    pub capability: String,
+    /// Declared severity.
+    pub severity: Severity,
+    /// What happened.
+    pub outcome: CaseOutcome,
+    /// A note on the outcome (an accepted refusal, say).
+    pub note: Option<String>,
+    /// Wall time of the case, sandbox included.
+    #[serde(serialize_with = "millis", rename = "duration_ms")]
+    pub duration: Duration,
+    /// The steps that ran.
+    pub steps: Vec<StepReport>,
+    /// The sandbox, when it was kept.
+    pub sandbox: Option<PathBuf>,
+    /// The steps are a timeline of host steps (the `session.*` cases): a
+    /// report shows all of them when the case did not pass.
+    #[serde(skip)]
+    pub timeline: bool,
+}
+
+impl CaseReport {
+    /// The first finding that decided the outcome, for one-line messages.
+    pub fn first_finding(&self) -> Option<(&StepReport, &Finding)> {
+        let wanted = match self.outcome {
+            CaseOutcome::Failed => Severity::Failure,
+            CaseOutcome::Warning => Severity::Warning,
+            _ => Severity::Note,
+        };
+        self.steps
+            .iter()
+            .flat_map(|s| s.findings.iter().map(move |f| (s, f)))
+            .find(|(_, f)| f.severity == wanted)
+    }
+
+    /// One line saying why the case did not pass.
+    pub fn summary_line(&self) -> String {
+        match (&self.outcome, self.first_finding()) {
+            (CaseOutcome::Skipped(r) | CaseOutcome::NotRun(r), _) => r.clone(),
+            (_, Some((step, f))) => format!("{}: {}", step.name, f.message),
+            (_, None) => self.note.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// The whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// The plugin as given and resolved.
+    pub plugin: PathBuf,
+    /// Its `info` output, when it had one.
+    pub info: Option<Value>,
+    /// Cases in suite order (never completion order).
+    pub cases: Vec<CaseReport>,
+    /// Wall time of the run.
+    #[serde(skip)]
+    pub wall: Duration,
+    /// Sum of all invocations' wall times.
+    #[serde(skip)]
+    pub invocations: Duration,
+    /// Cases run in parallel.
+    pub jobs: usize,
+    /// Seed of the generated inputs.
+    pub seed: u64,
+    /// The harness's peak resident memory, where the system tells it.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// The process's peak resident set size (Linux: VmHWM in /proc/self/status).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+impl RunReport {
+    /// Counts of each outcome: (passed, failed, warnings, skipped, not run).
+    pub fn counts(&self) -> Counts {
+        Counts::of(self.cases.iter())
+    }
+
+    /// True when the run fails: a case failed, or (strict) one warned.
+    pub fn failed(&self, strict: bool) -> bool {
+        let c = self.counts();
+        c.failed > 0 || (strict && c.warnings > 0)
+    }
+
+    /// "N passed, N failed, N warnings, N notes, N skipped, N not run in X s".
+    pub fn summary_text(&self, strict: bool) -> String {
+        let c = self.counts();
+        format!(
+            "{} passed, {} failed, {} warnings, {} notes, {} skipped, {} not run in {:.2} s{}",
+            c.passed,
+            c.failed,
+            c.warnings,
+            c.notes,
+            c.skipped,
+            c.not_run,
+            self.wall.as_secs_f64(),
+            if strict {
+                " (strict: warnings fail)"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// Capability groups: `core`, then the protocol's order of capabilities.
+    pub fn groups(&self) -> Vec<String> {
+        let mut groups = vec!["core".to_string()];
+        for case in &self.cases {
+            if !groups.contains(&case.capability) {
+                groups.push(case.capability.clone());
+            }
+        }
+        let rank = |g: &String| {
+            crate::suite::case::CAPABILITIES
+                .iter()
+                .position(|c| c == g)
+                .map_or(if g == "core" { 0 } else { usize::MAX }, |i| i + 1)
+        };
+        groups.sort_by_key(rank);
+        groups
+    }
+
+    /// Whether the plugin declares a capability (core is always declared).
+    pub fn declares(&self, capability: &str) -> bool {
+        capability == "core"
+            || self
+                .info
+                .as_ref()
+                .and_then(|i| i.pointer(&format!("/capabilities/{capability}")))
+                == Some(&Value::Bool(true))
+    }
+}
+
+/// Outcome counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Passed cases.
+    pub passed: usize,
+    /// Failed cases.
+    pub failed: usize,
+    /// Cases with warnings.
+    pub warnings: usize,
+    /// Cases with notes only.
+    pub notes: usize,
+    /// Skipped cases.
+    pub skipped: usize,
+    /// Cases not run.
+    pub not_run: usize,
+}
+
+impl Counts {
+    /// Counts a set of cases.
+    pub fn of<'a>(cases: impl Iterator<Item = &'a CaseReport>) -> Counts {
+        let mut c = Counts::default();
+        for case in cases {
+            match case.outcome {
+                CaseOutcome::Passed => c.passed += 1,
+                CaseOutcome::Failed => c.failed += 1,
+                CaseOutcome::Warning => c.warnings += 1,
+                CaseOutcome::Note => c.notes += 1,
+                CaseOutcome::Skipped(_) => c.skipped += 1,
+                CaseOutcome::NotRun(_) => c.not_run += 1,
+            }
+        }
+        c
+    }
+
+    /// Total cases.
+    pub fn total(&self) -> usize {
+        self.passed + self.failed + self.warnings + self.notes + self.skipped + self.not_run
+    }
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 1e6).round() / 1e3)
+}
+
+fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(list.len()))?;
+    for f in list {
+        seq.serialize_element(&serde_json::json!({
+            "severity": f.severity,
+            "message": f.message,
+            "expected": f.expected,
+            "actual": f.actual,
+        }))?;
+    }
+    seq.end()
+}

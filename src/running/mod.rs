@@ -1,0 +1,11 @@
+//! Running plugin calls as the host does: one invocation, the sandbox it
+//! runs in, confinement, bounds on writes and leftover processes,
+//! interruption, and the folders of runs.
+
+pub mod confine;
+pub mod depot;
+pub mod interrupt;
+pub mod machine;
+pub mod runner;
+pub mod runs;
+pub mod sandbox;

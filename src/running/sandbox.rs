@@ -1,0 +1,437 @@
+//! The sandbox: a fresh, isolated world for each case.
+//!
+//! The host runs a plugin with the working directory at the root of a git work
+//! tree and `ENTIRE_REPO_ROOT` pointing there (host-behaviour.md,
+//! "Invocation"). A plugin also reads and writes its own state under HOME and
+//! the XDG directories, so each case gets its own HOME, XDG_* and TMPDIR too:
+//! one case cannot see another's hooks or sessions, and nothing a plugin
+//! writes lands in the user's real home.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use crate::running::confine::Confinement;
+use crate::running::interrupt;
+
+/// The directory between the sandbox root and the repository.
+const NEST: &str = "nest";
+
+/// Entries of `dir` whose names are not in `known`.
+fn unknown_entries(dir: &Path, known: &[&str]) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| !known.iter().any(|k| e.file_name() == *k))
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found
+}
+
+/// A sandbox on disk. Dropping it deletes the directory unless it was kept.
+#[derive(Debug)]
+pub struct Sandbox {
+    dir: Option<tempfile::TempDir>,
+    root: PathBuf,
+    confinement: Option<Confinement>,
+    /// What the sandbox's file system used when it was last measured (see
+    /// [`crate::running::machine::Guard`]).
+    measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Sandbox {
+    /// Creates the directory tree under `base` and makes the repository root
+    /// a git work tree.
+    pub fn create(prefix: &str, base: &Path) -> io::Result<Sandbox> {
+        let entry =
+            interrupt::Entry::enter().ok_or_else(|| io::Error::other("the run was interrupted"))?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("agent-conform-{prefix}-"))
+            .tempdir_in(base)?;
+        let root = dir.path().canonicalize()?;
+        let sandbox = Sandbox {
+            dir: Some(dir),
+            root,
+            confinement: None,
+            measured: Default::default(),
+        };
+        interrupt::track_sandbox(&sandbox.root, &entry);
+        for sub in [
+            sandbox.repo(),
+            sandbox.home(),
+            sandbox.tmp(),
+            sandbox.work(),
+            sandbox.stdin_dir(),
+        ] {
+            fs::create_dir_all(sub)?;
+        }
+        for (_, path) in sandbox.home_dirs() {
+            fs::create_dir_all(path)?;
+        }
+        git_init(&sandbox.repo())?;
+        // Made off the workers' path (see the depot module): the first call in
+        // the sandbox need not walk it.
+        let used = crate::running::machine::baseline(&sandbox.root);
+        sandbox
+            .measured
+            .store(used, std::sync::atomic::Ordering::Relaxed);
+        Ok(sandbox)
+    }
+
+    /// Empties the repository (keeping `.git`) and HOME, as if new.
+    pub fn reset(&self) -> io::Result<()> {
+        for entry in fs::read_dir(self.repo())? {
+            let entry = entry?;
+            if entry.file_name() != ".git" {
+                remove(&entry.path())?;
+            }
+        }
+        for entry in fs::read_dir(self.home())? {
+            remove(&entry?.path())?;
+        }
+        for (_, path) in self.home_dirs() {
+            fs::create_dir_all(path)?;
+        }
+        Ok(())
+    }
+
+    /// From now on, the plugin may write only beneath the sandbox's root
+    /// (see [`crate::running::confine`]).
+    pub fn confine(&mut self) -> io::Result<()> {
+        self.confinement = Some(Confinement::for_sandbox(&self.root)?);
+        Ok(())
+    }
+
+    /// The bounds of a plugin call in this sandbox: files of at most
+    /// `max_write` bytes, and as much in all (see [`crate::running::machine`]).
+    pub fn guard(&self, max_write: u64) -> crate::running::machine::Guard {
+        crate::running::machine::Guard {
+            root: self.root.clone(),
+            max_write,
+            measured: self.measured.clone(),
+        }
+    }
+
+    /// The confinement of the plugin's invocations, if any.
+    pub fn confinement(&self) -> Option<&Confinement> {
+        self.confinement.as_ref()
+    }
+
+    /// The sandbox's root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The git work tree: the plugin's cwd and `ENTIRE_REPO_ROOT`. It sits
+    /// one level down (`nest/repo`), so that a write through `../` or
+    /// `../../` from the repository still lands inside the sandbox, where
+    /// [`Sandbox::strays`] finds it.
+    pub fn repo(&self) -> PathBuf {
+        self.root.join(NEST).join("repo")
+    }
+
+    /// Entries a plugin created outside the places it may write: the
+    /// repository, HOME, TMPDIR and the harness's scratch directories.
+    pub fn strays(&self) -> Vec<PathBuf> {
+        let known_root = [NEST, "home", "tmp", "work", "stdin"];
+        let mut strays = unknown_entries(&self.root, &known_root);
+        strays.extend(unknown_entries(&self.root.join(NEST), &["repo"]));
+        strays
+    }
+
+    /// The isolated HOME.
+    pub fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    /// The plugin's TMPDIR.
+    pub fn tmp(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    /// A scratch directory outside the repository for transcripts and other
+    /// files the cases hand to the plugin (`{{tmp}}` in case files).
+    pub fn work(&self) -> PathBuf {
+        self.root.join("work")
+    }
+
+    /// Where each step's stdin is saved, so a failure can be reproduced.
+    pub fn stdin_dir(&self) -> PathBuf {
+        self.root.join("stdin")
+    }
+
+    /// Keeps the directory on disk after the sandbox is dropped (until the
+    /// end of the run: an interrupted run deletes it, see
+    /// [`crate::running::interrupt`]).
+    pub fn keep(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.keep();
+        }
+    }
+
+    /// The per-user directories, by environment variable.
+    fn home_dirs(&self) -> Vec<(&'static str, PathBuf)> {
+        let home = self.home();
+        let mut dirs = vec![
+            ("HOME", home.clone()),
+            ("XDG_CONFIG_HOME", home.join(".config")),
+            ("XDG_CACHE_HOME", home.join(".cache")),
+            ("XDG_DATA_HOME", home.join(".local").join("share")),
+            ("XDG_STATE_HOME", home.join(".local").join("state")),
+        ];
+        if cfg!(windows) {
+            dirs.push(("USERPROFILE", home.clone()));
+            dirs.push(("APPDATA", home.join("AppData").join("Roaming")));
+            dirs.push(("LOCALAPPDATA", home.join("AppData").join("Local")));
+        }
+        dirs
+    }
+
+    /// The variables set for every invocation, in a stable order (the order
+    /// they are printed in a reproduce command).
+    pub fn env(&self) -> Vec<(String, OsString)> {
+        let mut env: Vec<(String, OsString)> = self
+            .home_dirs()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_os_string()))
+            .collect();
+        env.push(("TMPDIR".into(), self.tmp().into_os_string()));
+        if cfg!(windows) {
+            env.push(("TEMP".into(), self.tmp().into_os_string()));
+            env.push(("TMP".into(), self.tmp().into_os_string()));
+        }
+        env.extend(crate::host::invocation::environment(&self.repo()));
+        env
+    }
+}
+
+impl Drop for Sandbox {
+    /// Deletes the directory unless it was kept.
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            drop(dir);
+            interrupt::forget_sandbox(&self.root);
+        }
+    }
+}
+
+fn remove(path: &Path) -> io::Result<()> {
+    if path.is_dir() && !path.is_symlink() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    }
+}
+
+/// Where sandboxes go by default: `/dev/shm` when it is a writable
+/// memory file system with at least 1 GiB free, else the system's temporary
+/// directory. A sandbox is a few dozen small files made and deleted per case;
+/// on a disk-backed file system that costs milliseconds of journaling each,
+/// which is most of the harness's own overhead.
+pub fn default_base() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if roomy_and_writable(shm) {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+#[cfg(unix)]
+fn roomy_and_writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statvfs writes into the zeroed struct we own; the path is a
+    // valid NUL-terminated string.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return false;
+    }
+    // The field types differ between platforms (u32 on some), hence the
+    // conversions clippy calls useless on this one.
+    #[allow(clippy::useless_conversion)]
+    let free = u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize));
+    // SAFETY: access(2) only reads the path.
+    let writable = unsafe { libc::access(path.as_ptr(), libc::W_OK) } == 0;
+    writable && free >= 1 << 30
+}
+
+#[cfg(not(unix))]
+fn roomy_and_writable(_dir: &Path) -> bool {
+    false
+}
+
+/// Variables removed from the inherited environment: git's own variables
+/// would point the plugin's git calls at another repository.
+pub fn env_remove() -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter(|k| k.starts_with("GIT_"))
+        .collect()
+}
+
+/// The `.git` tree every sandbox gets, built once per process: (path
+/// relative to the repository, contents; `None` for a directory).
+type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
+
+/// The smallest `.git` that git accepts as a repository: `HEAD`, `config`,
+/// `objects/` and `refs/`. Four entries instead of the nine of
+/// `git init --template=` (or the dozen sample hooks of a full template),
+/// written for every case.
+fn minimal_skeleton() -> GitSkeleton {
+    vec![
+        (PathBuf::from(".git"), None),
+        (
+            PathBuf::from(".git/HEAD"),
+            Some(b"ref: refs/heads/main\n".to_vec()),
+        ),
+        (
+            PathBuf::from(".git/config"),
+            Some(
+                b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+                    .to_vec(),
+            ),
+        ),
+        (PathBuf::from(".git/objects"), None),
+        (PathBuf::from(".git/refs"), None),
+    ]
+}
+
+/// The skeleton, made on first use.
+static SKELETON: OnceLock<Result<GitSkeleton, String>> = OnceLock::new();
+
+fn git_skeleton() -> io::Result<&'static GitSkeleton> {
+    SKELETON
+        .get_or_init(|| skeleton().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| io::Error::other(e.clone()))
+}
+
+/// Makes the `.git` skeleton now (it runs git once), so that the first
+/// sandbox does not wait for it; an error shows again when a sandbox needs
+/// the skeleton.
+pub fn warm_up() {
+    let _ = git_skeleton();
+}
+
+/// Makes `repo` a real git work tree: a copy of the skeleton, which costs a
+/// few file writes instead of a process per case.
+fn git_init(repo: &Path) -> io::Result<()> {
+    write_skeleton(repo, git_skeleton()?)
+}
+
+fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
+    for (rel, content) in skeleton {
+        let path = repo.join(rel);
+        match content {
+            None => fs::create_dir_all(&path)?,
+            Some(bytes) => fs::write(&path, bytes)?,
+        }
+    }
+    Ok(())
+}
+
+/// The minimal skeleton when this machine's git accepts it (`git status` in
+/// a scratch copy), else what `git init --template=` writes: a git that
+/// wants more gets what it wants, and the check runs once per process.
+fn skeleton() -> io::Result<GitSkeleton> {
+    let scratch = tempfile::Builder::new()
+        .prefix("agent-conform-git-")
+        .tempdir()?;
+    let minimal = minimal_skeleton();
+    write_skeleton(scratch.path(), &minimal)?;
+    if git(&["status", "--porcelain"], scratch.path())?.is_ok() {
+        return Ok(minimal);
+    }
+    let full = scratch.path().join("full");
+    fs::create_dir_all(&full)?;
+    git(&["init", "--quiet", "--template="], &full)?.map_err(io::Error::other)?;
+    let mut skeleton = Vec::new();
+    record(&full, &full.join(".git"), &mut skeleton)?;
+    Ok(skeleton)
+}
+
+/// Runs git in `dir`; the inner error is git's own complaint.
+fn git(args: &[&str], dir: &Path) -> io::Result<Result<(), String>> {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|err| io::Error::new(err.kind(), format!("could not run git: {err}")))?;
+    Ok(if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    })
+}
+
+fn record(root: &Path, path: &Path, out: &mut GitSkeleton) -> io::Result<()> {
+    let rel = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    if path.is_dir() {
+        out.push((rel, None));
+        let mut entries: Vec<_> = fs::read_dir(path)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            record(root, &entry.path(), out)?;
+        }
+    } else {
+        out.push((rel, Some(fs::read(path)?)));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sandbox_repository_is_a_work_tree_git_accepts() {
+        let base = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::create("git-test", base.path()).unwrap();
+        let repo = sandbox.repo();
+        git(&["status"], &repo).unwrap().unwrap();
+        let out = Command::new("git")
+            .args(["rev-parse", "--show-toplevel"])
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            repo.display().to_string()
+        );
+        // A commit works too: plugins that call git expect a usable repo.
+        fs::write(repo.join("f"), "x").unwrap();
+        git(&["add", "f"], &repo).unwrap().unwrap();
+        git(
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "x",
+            ],
+            &repo,
+        )
+        .unwrap()
+        .unwrap();
+    }
+}

@@ -1,0 +1,358 @@
+//! The loader: reads the embedded suite and `--cases` directories, sorts
+//! their files into case files and fixtures, and parses the YAML into the
+//! case model, with `file:line: reason` for anything broken.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::recording::SessionSection;
+use super::validate::validate;
+use super::{Case, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize};
+use crate::embedded;
+use crate::suite::fixtures::Fixtures;
+use crate::suite::schema::Schemas;
+
+/// A case file: optional defaults and a list of cases.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    /// Default capability for every case of the file.
+    #[serde(default)]
+    capability: Option<String>,
+    /// The plugin's own sample transcripts, relative to the case file: they
+    /// join the generated chunking round trips (and must always round-trip).
+    #[serde(default)]
+    transcripts: Vec<String>,
+    /// A recorded agent session (`docs/session-format.md`).
+    #[serde(default)]
+    session: Option<SessionSection>,
+    #[serde(default)]
+    cases: Vec<Spanned<Case>>,
+}
+
+/// The loaded suite.
+#[derive(Debug, Default)]
+pub struct Suite {
+    /// Cases in load order: embedded first (sorted by file), then `--cases`.
+    pub cases: Vec<Case>,
+    /// Fixtures from every source.
+    pub fixtures: Fixtures,
+    /// Sample transcripts named by `transcripts:` in case files.
+    pub samples: Vec<Sample>,
+    /// The plugin's recorded session (`session:` in a case file), if any.
+    pub recording: Option<Recording>,
+}
+
+/// A case file that cannot be used: file, line and reason.
+#[derive(Debug, Clone)]
+pub struct LoadError {
+    /// Display path of the file.
+    pub file: String,
+    /// Line number when known.
+    pub line: Option<u64>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.file, line, self.reason),
+            None => write!(f, "{}: {}", self.file, self.reason),
+        }
+    }
+}
+
+/// Loads the embedded suite, then every directory of `extra` (`--cases`).
+pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
+    let mut fixtures = Fixtures::default();
+    let mut files = Vec::new();
+    for (path, bytes) in embedded::CASES {
+        add_source(
+            &format!("cases/{path}"),
+            path,
+            bytes.to_vec(),
+            &mut files,
+            &mut fixtures,
+        );
+    }
+    let embedded_files = files.len();
+    for dir in extra {
+        read_dir_sources(dir, &mut files, &mut fixtures)?;
+    }
+    let mut cases = Vec::new();
+    let mut samples = Vec::new();
+    let mut recording: Option<Recording> = None;
+    for (n, (display, text)) in files.into_iter().enumerate() {
+        let (mut file_cases, transcripts, session) =
+            parse_file(&display, &text, n < embedded_files)?;
+        if let Some(session) = session {
+            recording = Some(load_recording(
+                session,
+                &display,
+                recording.as_ref(),
+                &fixtures,
+            )?);
+        }
+        if n >= embedded_files {
+            file_cases.iter_mut().for_each(hold_own_events_to_the_host);
+        }
+        cases.extend(file_cases);
+        for name in transcripts {
+            let bytes = fixtures.file(&name).cloned().ok_or_else(|| LoadError {
+                file: display.clone(),
+                line: None,
+                reason: format!(
+                    "transcripts: no file {name} (paths are relative to the case file)"
+                ),
+            })?;
+            samples.push(Sample { name, bytes });
+        }
+    }
+    for case in &mut cases {
+        let dir = parent_dir(&case.origin.file);
+        case.for_each_source_mut(&mut |source| {
+            if let Source::Path(rel) = source {
+                *rel = normalize(&format!("{dir}/{rel}"));
+            }
+        });
+    }
+    let mut seen = BTreeMap::new();
+    for case in &cases {
+        validate(case, schemas, &fixtures)?;
+        if let Some(first) = seen.insert(case.id.clone(), case.origin.clone()) {
+            return Err(LoadError {
+                file: case.origin.file.clone(),
+                line: Some(case.origin.line),
+                reason: format!(
+                    "case id {:?} is already used at {}:{}",
+                    case.id, first.file, first.line
+                ),
+            });
+        }
+    }
+    Ok(Suite {
+        cases,
+        fixtures,
+        samples,
+        recording,
+    })
+}
+
+/// Loads the `session:` section of a case file; a second one is refused
+/// (the replay plays one agent session).
+fn load_recording(
+    session: SessionSection,
+    display: &str,
+    earlier: Option<&Recording>,
+    fixtures: &Fixtures,
+) -> Result<Recording, LoadError> {
+    if let Some(first) = earlier {
+        return Err(LoadError {
+            file: display.to_string(),
+            line: None,
+            reason: format!(
+                "a second session: section (the first is in {}); the replay plays one recorded session",
+                first.file
+            ),
+        });
+    }
+    session
+        .load(display, &parent_dir(display), fixtures)
+        .map_err(|reason| LoadError {
+            file: display.to_string(),
+            line: None,
+            reason,
+        })
+}
+
+/// Sorts a file into case files (`*.yaml`, `*.yml`) and fixtures
+/// (anything under `fixtures/`).
+fn add_source(
+    display: &str,
+    rel: &str,
+    bytes: Vec<u8>,
+    files: &mut Vec<(String, Vec<u8>)>,
+    fixtures: &mut Fixtures,
+) {
+    let is_case_file = rel.ends_with(".yaml") || rel.ends_with(".yml");
+    if is_case_file && !rel.starts_with("fixtures/") {
+        files.push((display.to_string(), bytes));
+        return;
+    }
+    let bytes: Arc<[u8]> = Arc::from(bytes);
+    if let Some(name) = rel.strip_prefix("fixtures/") {
+        fixtures.by_name.insert(name.to_string(), bytes.clone());
+    }
+    fixtures.by_path.insert(display.to_string(), bytes);
+}
+
+fn read_dir_sources(
+    dir: &Path,
+    files: &mut Vec<(String, Vec<u8>)>,
+    fixtures: &mut Fixtures,
+) -> Result<(), LoadError> {
+    let io_err = |path: &Path, err: std::io::Error| LoadError {
+        file: path.display().to_string(),
+        line: None,
+        reason: format!("cannot read: {err}"),
+    };
+    if !dir.is_dir() {
+        return Err(LoadError {
+            file: dir.display().to_string(),
+            line: None,
+            reason: "is not a directory of case files".to_string(),
+        });
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).map_err(|e| io_err(&current, e))? {
+            let path = entry.map_err(|e| io_err(&current, e))?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    for path in found {
+        let rel = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let bytes = std::fs::read(&path).map_err(|e| io_err(&path, e))?;
+        add_source(&path.display().to_string(), &rel, bytes, files, fixtures);
+    }
+    Ok(())
+}
+
+/// Events made from the plugin's own payloads (its `--cases` files) are held
+/// to the host's per-type table in full, whatever the case says: what fails
+/// a hook is a failure, the guide's table a warning (host-behaviour, "What
+/// the host does with each answer"). Checked only when the step exits 0 and
+/// prints JSON, so a case may still expect `null` or a refusal.
+fn hold_own_events_to_the_host(case: &mut Case) {
+    for step in &mut case.steps {
+        let step = &mut step.value;
+        let parses = step
+            .args
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(String::as_str);
+        if parses != Some("parse-hook") {
+            continue;
+        }
+        for (schema, severity, because) in [
+            (
+                "parse-hook-full",
+                Severity::Failure,
+                "the host fails the hook on this Event (a payload of the plugin's own)",
+            ),
+            (
+                "parse-hook-guide",
+                Severity::Warning,
+                "the guide's per-type table; the host degrades without these fields",
+            ),
+        ] {
+            step.expect
+                .json
+                .push(JsonAssert::schema(schema, severity, because));
+        }
+        step.expect.json.push(JsonAssert {
+            pointer: "/session_ref".to_string(),
+            file_exists: Some(true),
+            schema: None,
+            when: Some(Condition {
+                pointer: "/type".to_string(),
+                equals: serde_json::json!(3),
+            }),
+            because: Some(
+                "the host reads the transcript at turn end and fails the hook when it is not there"
+                    .to_string(),
+            ),
+            ..JsonAssert::schema("", Severity::Failure, "")
+        });
+    }
+}
+
+/// What one case file holds: its cases, its sample transcripts and its
+/// recorded session.
+type Parsed = (Vec<Case>, Vec<String>, Option<SessionSection>);
+
+fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, LoadError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
+        file: display.to_string(),
+        line: None,
+        reason: "is not UTF-8 text".to_string(),
+    })?;
+    let file: CaseFile = serde_saphyr::from_str(text).map_err(|err| yaml_error(display, &err))?;
+    let dir = parent_dir(display);
+    let transcripts = file
+        .transcripts
+        .iter()
+        .map(|rel| normalize(&format!("{dir}/{rel}")))
+        .collect();
+    let cases = file
+        .cases
+        .into_iter()
+        .map(|spanned| {
+            let mut case = spanned.value;
+            if case.capability.is_none() {
+                case.capability = file.capability.clone();
+            }
+            case.origin = Origin {
+                file: display.to_string(),
+                line: spanned.referenced.line(),
+                embedded,
+            };
+            case
+        })
+        .collect();
+    Ok((cases, transcripts, file.session))
+}
+
+/// Turns serde-saphyr's error into our one-line form: `file:line: reason`.
+/// Its message reads "error: line N column M: reason"; the position moves
+/// into our prefix so it is not said twice.
+fn yaml_error(display: &str, err: &serde_saphyr::Error) -> LoadError {
+    let text = err.to_string();
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid YAML")
+        .trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let (line, reason) = match split_position(first) {
+        Some((line, column, reason)) => (Some(line), format!("column {column}: {reason}")),
+        None => (None, first.to_string()),
+    };
+    LoadError {
+        file: display.to_string(),
+        line,
+        reason,
+    }
+}
+
+/// Splits "line N column M: reason" into its parts.
+fn split_position(message: &str) -> Option<(u64, u64, &str)> {
+    let rest = message.strip_prefix("line ")?;
+    let (line, rest) = rest.split_once(" column ")?;
+    let (column, reason) = rest.split_once(": ")?;
+    Some((line.parse().ok()?, column.parse().ok()?, reason))
+}
+
+/// The directory part of a display path (`cases/core/x.yaml` → `cases/core`).
+pub(super) fn parent_dir(display: &str) -> String {
+    match display.rfind(['/', '\\']) {
+        Some(at) => display[..at].to_string(),
+        None => ".".to_string(),
+    }
+}

@@ -1,0 +1,606 @@
+//! The case model: what a YAML case file may say, and the loader that rejects
+//! a broken one before anything runs.
+//!
+//! A case is data: an id, a title, the spec section it checks, the capability
+//! it needs, a severity, and steps. Each step runs the plugin once with
+//! arguments and stdin and states what must come back. The runner is generic;
+//! new checks are new YAML. See README.md, "Writing a case", for the format.
+//!
+//! The module is three files with one job each: this one is the model (what
+//! a case may say); `load` reads the embedded suite and `--cases`
+//! directories into it; `validate` refuses what serde alone cannot (unknown
+//! schemas, bad placeholders, references to later steps). Imports go one way:
+//! the case model uses [`crate::suite::template`], never the reverse.
+//!
+//! Over 500 lines: the case model is one serde type tree, documented field
+//! by field (the documentation is most of it).
+
+mod load;
+mod recording;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+pub use crate::host::Severity;
+pub use crate::suite::fixtures::Fixtures;
+pub use load::{LoadError, Suite, load};
+pub use recording::{RecordedHook, Recording};
+
+/// Capabilities that have subcommands of their own, as named in `info`.
+pub const CAPABILITIES: &[&str] = &[
+    "hooks",
+    "transcript_analyzer",
+    "transcript_preparer",
+    "token_calculator",
+    "text_generator",
+    "hook_response_writer",
+    "subagent_aware_extractor",
+    "compact_transcript",
+];
+
+/// One conformance case.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Unique id, dotted: `core.chunk.round-trip`.
+    pub id: String,
+    /// One line: what the plugin must do.
+    pub title: String,
+    /// The spec section(s) the case checks; required in the embedded suite,
+    /// optional in a plugin's own case files.
+    #[serde(default)]
+    pub spec: String,
+    /// Why the rule exists, and why this severity.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The capability the case needs; none means core (always required).
+    #[serde(default)]
+    pub capability: Option<String>,
+    /// failure (default), warning or note: the heaviest a finding of this
+    /// case can weigh (timeouts and floods stay failures everywhere).
+    #[serde(default)]
+    pub severity: Severity,
+    /// A gate runs before every other case; when it fails, nothing else runs.
+    /// The suite's gate is `info`, as in the host's discovery; the last
+    /// step's stdout JSON becomes `{{info:/...}}` for every other case.
+    #[serde(default)]
+    pub gate: bool,
+    /// The specification items the case checks (`coverage/spec-items.yaml`;
+    /// `*` globs allowed). Subcommands and flags in `args` count too.
+    #[serde(default)]
+    pub covers: Vec<String>,
+    /// Free tags (`large` marks opt-in cases).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Files written into the sandbox before the first step.
+    #[serde(default)]
+    pub files: Vec<FileSetup>,
+    /// The invocations, in order.
+    #[serde(default)]
+    pub steps: Vec<Spanned<Step>>,
+    /// A generated check run by the harness instead of (or before) steps.
+    #[serde(default)]
+    pub property: Option<Property>,
+    /// Runs the steps once per transcript the plugin may accept: the generic
+    /// one, then each of the plugin's own samples (`transcripts:`).
+    #[serde(default)]
+    pub for_each_transcript: Option<EachTranscript>,
+    /// Plays what the host does over a whole agent session instead of
+    /// steps (the `session.*` cases; see [`crate::host::session`]).
+    #[serde(default)]
+    pub replay: Option<Replay>,
+    /// Where the case was loaded from (set by the loader).
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+/// How a case runs over transcripts (`for_each_transcript:`).
+///
+/// The checks of such a case are format-independent (a position above 0,
+/// offsets that agree, nothing read from the end), so they hold for any
+/// transcript the plugin accepts. The generic transcript is in another
+/// agent's format for most plugins, and the host never sends one of those
+/// (host-behaviour, "What the host does with each answer"): a clean refusal
+/// of it ends that pass quietly. The plugin's own samples must be accepted,
+/// and their findings weigh in full. `{{transcript}}` is the current
+/// transcript's path, `{{transcript_name}}` its file name, and
+/// `current_transcript` (a source) its bytes. An all-zero answer (`{}`,
+/// position 0, no files) at the first step of the generic pass counts as a
+/// refusal too: the plugin did not read another agent's format, and the
+/// host never sends it one (host-behaviour, "Plugins in the wild"); so the
+/// first step of such a case must be one whose answer is non-zero for a
+/// plugin that reads the transcript.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EachTranscript {
+    /// The generic transcript, a fixture name.
+    #[serde(default = "generic_transcript")]
+    pub generic: String,
+    /// What the case reports when the plugin refuses the generic transcript
+    /// and names no sample of its own: `warning` for the one case of a
+    /// capability that says so, `note` for the others.
+    pub unverified: Severity,
+}
+
+fn generic_transcript() -> String {
+    "transcript.jsonl".to_string()
+}
+
+/// What a replay case plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// An agent session hook by hook (the plugin's recorded one, or a
+    /// generic one), then `entire resume` and `entire rewind` of two
+    /// sessions, each call as the host makes it, handing over only what the
+    /// host would have.
+    HostSession,
+}
+
+/// Checks over generated inputs, whose rules span many invocations.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Property {
+    /// chunk-transcript then reassemble-transcript over a corpus.
+    RoundTrip {
+        /// Which inputs.
+        corpus: RoundTripCorpus,
+        /// The fixtures of the `fixtures` corpus, by name.
+        #[serde(default)]
+        fixtures: Vec<String>,
+        /// The `--max-size` values for every input (default: per input, 1,
+        /// 2, 16, its longest line and 1 MiB; for samples, their own length
+        /// and the host's 50 MiB).
+        #[serde(default)]
+        max_sizes: Vec<usize>,
+    },
+    /// The round trip of one large generated JSONL transcript, streamed so
+    /// that the harness never holds it twice (opt-in: tag `large`).
+    LargeRoundTrip {
+        /// Size of the transcript in MiB.
+        mib: usize,
+        /// The `--max-size` values to try.
+        max_sizes: Vec<usize>,
+    },
+}
+
+/// The inputs of a round-trip property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundTripCorpus {
+    /// Generated JSONL (the host's default format).
+    Jsonl,
+    /// Generated arbitrary bytes.
+    Bytes,
+    /// The plugin's own sample transcripts (`transcripts:` in case files).
+    Samples,
+    /// Fixed JSONL transcripts, the fixtures named by `fixtures:`.
+    Fixtures,
+}
+
+/// One of the plugin's own sample transcripts.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// Its path, for messages.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Arc<[u8]>,
+}
+
+/// The file and line a case came from.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    /// Display path of the case file.
+    pub file: String,
+    /// Line of the case in that file.
+    pub line: u64,
+    /// Part of the embedded suite (held to stricter metadata rules than a
+    /// plugin's own `--cases`).
+    pub embedded: bool,
+}
+
+/// A file created in the sandbox before the steps run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSetup {
+    /// Where, as a template (`{{tmp}}/transcript.jsonl`).
+    pub path: String,
+    /// What it holds; none creates an empty directory at `path` instead.
+    #[serde(default)]
+    pub content: Option<Source>,
+}
+
+/// Bytes from somewhere: stdin, a file's content, an expected stdout.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Source {
+    /// Text with placeholders.
+    Text(String),
+    /// A fixture file, byte for byte.
+    Fixture(String),
+    /// A JSON value written compactly; its strings take placeholders.
+    Json(Value),
+    /// The stdout of an earlier step of the same case, by step name.
+    StdoutOf(String),
+    /// A file in the sandbox, read when the step runs.
+    File(String),
+    /// A file shipped beside the case file, by a path relative to it (a
+    /// plugin's own sample transcript or hook payload). Read at load time.
+    Path(String),
+    /// The bytes of the current transcript of a `for_each_transcript` case.
+    CurrentTranscript,
+    /// A JSON object padded with an extra string field up to `bytes` bytes
+    /// (hostile-input cases: a payload far larger than any real hook's).
+    PaddedJson {
+        /// The object (its strings take placeholders).
+        json: Value,
+        /// The size to reach.
+        bytes: usize,
+    },
+}
+
+/// One invocation of the plugin.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// A name for reports and `stdout_of` (default: `step N`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Arguments after the binary (templates). A step has either `args` (it
+    /// runs the plugin) or `action` (the harness does something itself).
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// A harness action instead of a plugin invocation.
+    #[serde(default)]
+    pub action: Option<Action>,
+    /// Runs the step once per element of the array at this pointer in the
+    /// plugin's `info` output (`/hook_names`); `{{item}}` is the element.
+    #[serde(default)]
+    pub for_each: Option<String>,
+    /// stdin; none gives the plugin no stdin, as the host does for
+    /// subcommands without input.
+    #[serde(default)]
+    pub stdin: Option<Source>,
+    /// What must come back.
+    #[serde(default)]
+    pub expect: Expect,
+    /// Values to remember for later steps: name to JSON pointer in stdout.
+    #[serde(default)]
+    pub capture: BTreeMap<String, String>,
+    /// A clean refusal (non-zero exit with a message) is acceptable here and
+    /// ends the case with this outcome instead of a failure.
+    #[serde(default)]
+    pub on_refusal: Option<Refusal>,
+}
+
+/// What a step expects.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// success (exit 0, the default), failure (non-zero) or any.
+    #[serde(default)]
+    pub exit: ExitExpect,
+    /// The schema stdout must match (after decoding as the host does).
+    #[serde(default)]
+    pub stdout_schema: Option<String>,
+    /// Assertions on values of the stdout JSON.
+    #[serde(default)]
+    pub json: Vec<JsonAssert>,
+    /// stdout must equal these bytes exactly.
+    #[serde(default)]
+    pub stdout: Option<Source>,
+    /// stdout must be non-empty and carry this text, verbatim or in a JSON
+    /// string's escaped form (a template).
+    #[serde(default)]
+    pub stdout_carries: Option<String>,
+}
+
+/// Things the harness does between invocations, to check what no single
+/// invocation shows: that a user's own files and settings survive the
+/// plugin's hook installation (guide, "Hook Installation Patterns").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Records the files under the repository and HOME under this name.
+    Snapshot(String),
+    /// Puts a user file into each of `info.protected_dirs` (creating it).
+    PlantProtectedDirs,
+    /// Puts a user file into every directory created or changed since the
+    /// snapshot, and a user key into every JSON object file created or
+    /// changed, skipping paths that mention `entire` (plugin-owned).
+    PlantUserData {
+        /// The snapshot to compare with.
+        since: String,
+    },
+    /// Fails when a planted user file changed or went away, or a planted key
+    /// is missing from a file that still exists (or from any file that
+    /// existed before the plugin touched it).
+    VerifyUserData,
+    /// Warns about files created since the snapshot that are still there
+    /// (the install's leftovers after an uninstall).
+    CheckLeftovers {
+        /// The snapshot taken before the install.
+        since: String,
+    },
+    /// Fails when any file was created, changed or deleted since the
+    /// snapshot (a second install-hooks must change nothing).
+    CheckUnchanged {
+        /// The snapshot taken after the first install.
+        since: String,
+    },
+    /// Fails when a hook entry (`entire hooks <agent> <hook>`) that the
+    /// install added is still in a file after the uninstall.
+    CheckHooksRemoved {
+        /// The snapshot taken before the install.
+        before: String,
+        /// The snapshot taken after it.
+        installed: String,
+    },
+    /// Fails unless the agent could resume from what write-session was
+    /// given: the file at the session reference holds the native data, or
+    /// (for a plugin that keeps sessions elsewhere) the `read` step's
+    /// read-session answer gives it back.
+    ResumesFrom {
+        /// The session file (a template: the session_ref written).
+        file: String,
+        /// The bytes write-session received as native_data.
+        native_data: Source,
+        /// The read-session step that stands in, by name.
+        #[serde(default)]
+        read: Option<String>,
+    },
+    /// Empties the repository and HOME, then creates every JSON file learnt
+    /// by `plant_user_data` holding only the user's own key, as a user who
+    /// already had those settings files.
+    RestartWithLearntFiles,
+    /// The plugin's file name must be `entire-agent-<name>`.
+    CheckFileName,
+    /// `info.name` should equal the `<name>` of the file name.
+    CheckInfoName,
+    /// `<name>` must not be an agent built into the host.
+    CheckNotBuiltIn,
+}
+
+/// The expected exit status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExitExpect {
+    /// Exit code 0.
+    #[default]
+    Success,
+    /// A non-zero exit (with a message on stderr, as every non-zero exit).
+    Failure,
+    /// Either; the other expectations apply only on success.
+    Any,
+}
+
+/// What to do when the plugin refuses a step cleanly.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Refusal {
+    /// pass or warning.
+    pub outcome: RefusalOutcome,
+    /// Shown in the report: what was not verified, and why that is allowed.
+    pub note: String,
+    /// The outcome instead when the plugin names sample transcripts of its
+    /// own (`transcripts:`), which `core.chunk.own-samples` checks.
+    #[serde(default)]
+    pub with_samples: Option<RefusalOutcome>,
+    /// Instead of ending the case, go on with these captures (name to a
+    /// template): what the host would otherwise have. A refusal of state
+    /// the sandbox lacks (the agent's own store) is "not verified here",
+    /// and the steps after it still run (a `write-session` that always
+    /// fails must still fail).
+    #[serde(default)]
+    pub continue_with: BTreeMap<String, String>,
+}
+
+/// The outcome of an accepted refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefusalOutcome {
+    /// The refusal is a legitimate answer.
+    Pass,
+    /// Allowed, but something went unverified.
+    Warning,
+    /// Allowed; worth a line in the report.
+    Note,
+}
+
+/// One assertion on a value of the stdout JSON.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonAssert {
+    /// JSON pointer; a `*` segment means every element of an array.
+    pub pointer: String,
+    /// The value must equal this (strings take placeholders).
+    #[serde(default, deserialize_with = "present")]
+    pub equals: Option<Value>,
+    /// The value must not equal this.
+    #[serde(default, deserialize_with = "present")]
+    pub not_equals: Option<Value>,
+    /// The value must be a non-empty string or array.
+    #[serde(default)]
+    pub not_empty: Option<bool>,
+    /// The value must be null, an empty string, array or object.
+    #[serde(default)]
+    pub empty: Option<bool>,
+    /// The number must be at least this.
+    #[serde(default)]
+    pub min: Option<i64>,
+    /// The string must contain this text (a template).
+    #[serde(default)]
+    pub contains: Option<String>,
+    /// The value must have this JSON type (string, array, object, ...).
+    #[serde(rename = "type", default)]
+    pub json_type: Option<String>,
+    /// The string must be an absolute path.
+    #[serde(default)]
+    pub absolute_path: Option<bool>,
+    /// The string must be a path inside this directory (a template), after
+    /// resolving `.` and `..` lexically.
+    #[serde(default)]
+    pub inside: Option<String>,
+    /// The base64 string must decode to at most this many bytes (a template).
+    #[serde(default)]
+    pub base64_max_len: Option<String>,
+    /// The base64 string must decode to exactly these bytes.
+    #[serde(default)]
+    pub base64_equals: Option<Source>,
+    /// The value must match this schema of `schemas/` (with the assertion's
+    /// severity: the host's rules as failures, the guide's as warnings).
+    #[serde(default)]
+    pub schema: Option<String>,
+    /// The string must name an existing file (a TurnEnd's session_ref: the
+    /// host reads it at once).
+    #[serde(default)]
+    pub file_exists: Option<bool>,
+    /// Only check when this other value of the same document matches.
+    #[serde(default)]
+    pub when: Option<Condition>,
+    /// Overrides the case's severity for this assertion.
+    #[serde(default)]
+    pub severity: Option<Severity>,
+    /// Why, shown with a failure of this assertion.
+    #[serde(default)]
+    pub because: Option<String>,
+}
+
+impl JsonAssert {
+    /// "The whole stdout matches `schema`", at `severity`.
+    pub fn schema(schema: &str, severity: Severity, because: &str) -> JsonAssert {
+        JsonAssert {
+            pointer: String::new(),
+            equals: None,
+            not_equals: None,
+            not_empty: None,
+            empty: None,
+            min: None,
+            contains: None,
+            json_type: None,
+            absolute_path: None,
+            inside: None,
+            base64_max_len: None,
+            base64_equals: None,
+            schema: Some(schema.to_string()),
+            file_exists: None,
+            when: None,
+            severity: Some(severity),
+            because: Some(because.to_string()),
+        }
+    }
+}
+
+/// Keeps an explicit `null` as `Some(Value::Null)`: `equals: null` is a
+/// check, not an absent key.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// A precondition of an assertion.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// JSON pointer in the same document.
+    pub pointer: String,
+    /// The value it must have for the assertion to apply.
+    pub equals: Value,
+}
+
+impl Case {
+    /// The display name of step `index`.
+    pub fn step_name(&self, index: usize) -> String {
+        self.steps[index]
+            .value
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("step {}", index + 1))
+    }
+
+    /// Calls `f` on every [`Source`] of the case.
+    pub fn for_each_source_mut(&mut self, f: &mut dyn FnMut(&mut Source)) {
+        for setup in &mut self.files {
+            if let Some(content) = &mut setup.content {
+                f(content);
+            }
+        }
+        for step in &mut self.steps {
+            let step = &mut step.value;
+            if let Some(stdin) = &mut step.stdin {
+                f(stdin);
+            }
+            if let Some(stdout) = &mut step.expect.stdout {
+                f(stdout);
+            }
+            for assert in &mut step.expect.json {
+                if let Some(source) = &mut assert.base64_equals {
+                    f(source);
+                }
+            }
+            if let Some(Action::ResumesFrom { native_data, .. }) = &mut step.action {
+                f(native_data);
+            }
+        }
+    }
+
+    /// The capability shown in reports: the declared one or `core`.
+    pub fn group(&self) -> &str {
+        self.capability.as_deref().unwrap_or("core")
+    }
+}
+
+/// Glob matching (case ids, spec items): `*` any run of bytes, `?` one
+/// byte. Ids are ASCII; matching bytes keeps it allocation-free, which
+/// matters when every `covers:` entry is matched against every item.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == b'?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == b'*')
+}
+
+/// Resolves `.` and `..` lexically, so that `a/b/../c` and `a/c` name the
+/// same loaded file.
+pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}

@@ -1,0 +1,929 @@
+//! The command line: flags, verbs, exit codes.
+//!
+//! Exit codes: 0 nothing failed (warnings allowed), 1 a case failed (or warned
+//! under `--strict`), 2 the harness could not run as asked (bad flags, no such
+//! plugin, a broken case or schema file). Misuse gets one sentence and a hint.
+//!
+//! Over 500 lines: the clap definitions and the verbs without a module of
+//! their own (run, list, explain, coverage, schema, clean) still share this
+//! file; the natural next split is `run.rs` (run and its helpers) and
+//! `catalog.rs` (list, explain, coverage, schema).
+
+pub mod discover;
+pub mod init;
+pub mod record;
+pub mod usage;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use usage::UsageError;
+
+use crate::execute::{self, Options};
+use crate::host::discovery::plugin_path;
+use crate::report::human::{Human, Verbosity};
+use crate::suite::case::{self, Suite, glob};
+use crate::suite::schema::{self, Schemas};
+
+const AFTER_HELP: &str = "\
+Examples:
+  In a terminal, while fixing a plugin:
+    agent-conform ./target/debug/entire-agent-foo
+    agent-conform -v --keep-temp ./entire-agent-foo
+  In CI (fails on warnings too; JUnit for the test reporter):
+    agent-conform --strict --junit agent-conform.xml ./entire-agent-foo
+    agent-conform --format json ./entire-agent-foo > report.json
+  A plugin installed on PATH, by name (as the host finds it):
+    agent-conform entire-agent-foo
+    agent-conform discover
+  Stop at the first failure:
+    agent-conform --fail-fast ./entire-agent-foo
+  Just some cases, or with your own:
+    agent-conform --only 'core.chunk.*' ./entire-agent-foo
+    agent-conform --cases ./conformance ./entire-agent-foo
+
+Exit codes: 0 passed (warnings allowed), 1 a case failed (or warned with
+--strict), 2 agent-conform could not run as asked.";
+
+const RECORD_HELP: &str = "\
+Examples:
+  agent-conform record ./entire-agent-foo -- foo-agent
+  agent-conform record --redact 'sk-[A-Za-z0-9]+' ./entire-agent-foo -- foo-agent --model x
+  agent-conform --cases conformance ./entire-agent-foo    # replays it
+
+The agent keeps its terminal; the summary goes to stderr when it exits, and
+record exits with the agent's exit code. The files hold what the agent really
+sent (prompts, paths, maybe secrets): read them before committing.";
+
+/// Conformance harness for Entire CLI external agent plugins.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent-conform",
+    version,
+    about,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the suite against a plugin (the default verb).
+    Run(RunArgs),
+    /// List the cases: id, capability, severity, title.
+    List {
+        /// Only cases of this capability (`core` for the required part).
+        #[arg(long)]
+        capability: Option<String>,
+        /// Extra case directories, as for `run`.
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// Explain one case: what it checks, why, its spec section and steps.
+    Explain {
+        /// The case id.
+        id: String,
+        /// Extra case directories, as for `run`.
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// Print a JSON Schema by name (`agent-conform schema info`).
+    Schema {
+        /// Schema name; omit to list them.
+        name: Option<String>,
+    },
+    /// Print the specification's items and the cases that check each.
+    Coverage {
+        /// Extra case directories, as for `run`.
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// List every entire-agent-* on PATH and what the host makes of it.
+    Discover {
+        /// Deadline of each plugin's `info`, in seconds [default: 10, as in the host].
+        #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+        timeout: Option<Duration>,
+        /// Report format on stdout: human text, or one JSON document.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Scaffold a plugin repository's own cases (DIR, default `conformance`)
+    /// from the plugin's `info`.
+    Init {
+        /// The plugin binary (entire-agent-<name>).
+        plugin: PathBuf,
+        /// The directory to write the case file and samples/ into.
+        #[arg(default_value = "conformance")]
+        dir: PathBuf,
+        /// Also write a CI workflow that runs agent-conform (`github`:
+        /// .github/workflows/agent-conform.yml under the current directory).
+        #[arg(long, value_enum, value_name = "CI")]
+        ci: Option<Ci>,
+        /// Overwrite files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Record a real agent session (every `entire hooks` call, its payload,
+    /// the transcript, the plugin's event) as a case file that replays it.
+    #[command(after_help = RECORD_HELP)]
+    Record {
+        /// The plugin binary (entire-agent-<name>) whose hooks the agent calls.
+        plugin: PathBuf,
+        /// The directory to write the case file and samples/recorded/ into.
+        #[arg(long, value_name = "DIR", default_value = "conformance")]
+        out: PathBuf,
+        /// Replace an earlier recording in DIR.
+        #[arg(long)]
+        force: bool,
+        /// Replace every match of REGEX, in payloads, transcripts and events,
+        /// with REDACTED before anything is written; repeatable.
+        #[arg(long, value_name = "REGEX")]
+        redact: Vec<String>,
+        /// The agent's command, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<OsString>,
+    },
+    /// The `entire` shim of `record` (internal).
+    #[command(name = "__record-shim", hide = true)]
+    RecordShim {
+        /// The recording's staging directory.
+        #[arg(long)]
+        state: PathBuf,
+        /// The real `entire` to forward to.
+        #[arg(long)]
+        real: Option<PathBuf>,
+        /// The arguments `entire` was called with.
+        #[arg(last = true)]
+        args: Vec<OsString>,
+    },
+    /// Remove the sandboxes earlier runs kept (`--keep-temp` ones too) and
+    /// print what that freed.
+    Clean {
+        /// Where the runs made their sandboxes [default: /dev/shm and the
+        /// system's temporary directory].
+        #[arg(long, value_name = "DIR")]
+        sandbox_dir: Option<PathBuf>,
+    },
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The plugin: a path, or a name looked up on PATH as the host does
+    /// (`foo` or `entire-agent-foo`).
+    #[arg(value_name = "PLUGIN", required = true)]
+    plugin: Option<PathBuf>,
+
+    /// Treat warnings as failures (exit 1).
+    #[arg(long)]
+    strict: bool,
+
+    /// Deadline of every invocation, in seconds (0.5 works too) [default: 30,
+    /// and 10 for info].
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+
+    /// Stop at the first failed case: cases already running finish, the rest
+    /// are reported as not run.
+    #[arg(long)]
+    fail_fast: bool,
+
+    /// Also load the case files (and fixtures/) of DIR; repeatable.
+    #[arg(long = "cases", value_name = "DIR")]
+    cases: Vec<PathBuf>,
+
+    /// Cases run in parallel [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: Option<u64>,
+
+    /// Seed of the generated inputs (printed in the report) [default: random].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+
+    /// Run only the cases whose id matches this glob (`*`, `?`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    only: Vec<String>,
+
+    /// Skip the cases whose id matches this glob; repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    skip: Vec<String>,
+
+    /// Also run the opt-in large-transcript cases (1, 10 and 60 MiB).
+    #[arg(long)]
+    large: bool,
+
+    /// Make sandboxes in DIR [default: /dev/shm when it has room, else the
+    /// system's temporary directory].
+    #[arg(long, value_name = "DIR")]
+    sandbox_dir: Option<PathBuf>,
+
+    /// The largest file a plugin call may write, and the most its sandbox
+    /// may hold, in MiB [default: 256].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    max_write: Option<u64>,
+
+    /// Keep every sandbox (those of cases that did not pass are always kept).
+    #[arg(long)]
+    keep_temp: bool,
+
+    /// Let the plugin write outside its sandbox (by default, on Linux, the
+    /// kernel blocks such writes and the case fails naming the path).
+    #[arg(long)]
+    no_confine: bool,
+
+    /// Also write a JUnit XML report to PATH (for CI test reporters).
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+
+    /// Report format on stdout: human text, or one JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+
+    /// Print every invocation: command line, exit, time, output sizes.
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    verbose: bool,
+
+    /// Print only the failures and the summary.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Ci {
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("agent-conform: error: {}", err.message);
+            if let Some(hint) = err.hint {
+                eprintln!("  hint: {hint}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
+    match cli.command {
+        Some(Command::Run(args)) => run(args),
+        Some(Command::List { capability, cases }) => list(capability.as_deref(), &cases),
+        Some(Command::Explain { id, cases }) => explain(&id, &cases),
+        Some(Command::Schema { name }) => print_schema(name.as_deref()),
+        Some(Command::Coverage { cases }) => coverage(&cases),
+        Some(Command::Discover { timeout, format }) => discover(timeout, format),
+        Some(Command::Clean { sandbox_dir }) => clean(sandbox_dir),
+        Some(Command::Init {
+            plugin,
+            dir,
+            ci,
+            force,
+        }) => init(&plugin, dir, ci == Some(Ci::Github), force),
+        Some(Command::Record {
+            plugin,
+            out,
+            force,
+            redact,
+            command,
+        }) => record(&plugin, out, force, redact, command),
+        Some(Command::RecordShim { state, real, args }) => Ok(crate::verbs::record::shim::main(
+            &state,
+            real.as_deref(),
+            &args,
+        )),
+        Some(Command::Completions { shell }) => {
+            // Into a buffer first: clap_complete panics when its writer fails,
+            // and a closed pipe (`| head`) must end the run quietly.
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-conform", &mut out);
+            print_stdout(&String::from_utf8_lossy(&out));
+            Ok(ExitCode::SUCCESS)
+        }
+        None => run(cli.run),
+    }
+}
+
+fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
+    let schemas = Schemas::compile().map_err(|err| {
+        UsageError::new(
+            format!("{err}"),
+            "this is a defect of agent-conform's own schemas; please report it",
+        )
+    })?;
+    let broken = |err: String| {
+        UsageError::new(
+            format!("broken case file: {err}"),
+            "fix the case file (see README.md, \"Writing a case\"), or drop its --cases directory",
+        )
+    };
+    let suite = case::load(cases, &schemas).map_err(|err| broken(err.to_string()))?;
+    let items = crate::suite::coverage::items().map_err(|err| {
+        UsageError::new(
+            err,
+            "this is a defect of agent-conform's own spec items; please report it",
+        )
+    })?;
+    crate::suite::coverage::check_covers(&suite.cases, &items).map_err(broken)?;
+    Ok((schemas, suite))
+}
+
+fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
+    let plugin = args
+        .plugin
+        .as_deref()
+        .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
+    let plugin = check_plugin(plugin)?;
+    if let Some(dir) = &args.sandbox_dir
+        && !dir.is_dir()
+    {
+        return Err(UsageError::new(
+            format!("--sandbox-dir {} is not a directory", dir.display()),
+            "create it first, or leave the flag out",
+        ));
+    }
+    // From here on plugins run: Ctrl-C must not leave one running.
+    crate::running::interrupt::install();
+    // The sandboxes' .git skeleton asks git once whether it is accepted:
+    // that runs while the suite loads and the schemas compile.
+    let warm = std::thread::spawn(crate::running::sandbox::warm_up);
+    let (schemas, mut suite) = load(&args.cases)?;
+    let _ = warm.join();
+    if !args.large {
+        suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
+    }
+    select(&mut suite, &args.only, &args.skip)?;
+    let base = args
+        .sandbox_dir
+        .clone()
+        .unwrap_or_else(crate::running::sandbox::default_base);
+    let run_dir = start_run_dir(&base, &plugin, args.keep_temp)?;
+    let options = Options {
+        timeout: args
+            .timeout
+            .unwrap_or(crate::host::invocation::CALL_TIMEOUT),
+        info_timeout: args
+            .timeout
+            .unwrap_or(crate::host::invocation::INFO_TIMEOUT),
+        keep_temp: args.keep_temp,
+        jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
+        seed: args.seed.unwrap_or_else(random_seed),
+        sandbox_base: run_dir.path().to_path_buf(),
+        fail_fast: args.fail_fast,
+        confine: !args.no_confine && confinement_available(),
+        max_write: args
+            .max_write
+            .unwrap_or(crate::running::machine::DEFAULT_MAX_WRITE_MIB)
+            << 20,
+    };
+    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
+    let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
+    // An interrupted run ends where it is stopped, not with a report made
+    // of the calls the interruption cut short.
+    crate::running::interrupt::hold_if_interrupted();
+    if let Some(path) = &args.junit {
+        write_junit(path, &report, args.strict)?;
+    }
+    github(&report, args.strict, args.format == Format::Json);
+    let human = Human {
+        color: use_color(args.color),
+        verbosity: if args.quiet {
+            Verbosity::Quiet
+        } else if args.verbose {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        },
+        strict: args.strict,
+    };
+    match args.format {
+        Format::Human => print_stdout(&human.render(&report)),
+        Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
+    }
+    drop(run_dir);
+    Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// Makes the run's folder of sandboxes under `base` and removes those of
+/// earlier runs beyond the newest ones (see [`crate::running::runs`]), saying so.
+fn start_run_dir(
+    base: &Path,
+    plugin: &Path,
+    keep_temp: bool,
+) -> Result<crate::running::runs::RunDir, UsageError> {
+    let run_dir = crate::running::runs::RunDir::create(base, plugin, keep_temp).map_err(|err| {
+        UsageError::new(
+            format!(
+                "cannot make this run's sandbox folder in {}: {err}",
+                base.display()
+            ),
+            "pass --sandbox-dir DIR, a directory of yours that you can write",
+        )
+    })?;
+    crate::running::interrupt::track_run_dir(run_dir.path());
+    let removed = crate::running::runs::prune(base);
+    if removed.runs > 0 {
+        eprintln!(
+            "agent-conform: {} (the newest {} runs of the last 24 hours stay; \
+             `agent-conform clean` removes them all)",
+            removed.line(&base.join(crate::running::runs::RUNS_DIR)),
+            crate::running::runs::KEEP_RUNS
+        );
+    }
+    Ok(run_dir)
+}
+
+/// `clean`: removes every kept sandbox folder of earlier runs.
+fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError> {
+    let bases = match sandbox_dir {
+        Some(dir) if !dir.is_dir() => {
+            return Err(UsageError::new(
+                format!("--sandbox-dir {} is not a directory", dir.display()),
+                "pass the --sandbox-dir the runs were given, or leave the flag out",
+            ));
+        }
+        Some(dir) => vec![dir],
+        None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()]
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .collect(),
+    };
+    let cleaned = crate::running::runs::clean_all(&bases);
+    let mut text = String::new();
+    let mut freed = 0;
+    for (dir, removed) in &cleaned {
+        freed += removed.bytes;
+        if removed.runs > 0 || removed.running > 0 {
+            text.push_str(&removed.line(dir));
+            text.push('\n');
+        }
+    }
+    if text.is_empty() {
+        let dirs: Vec<String> = cleaned
+            .iter()
+            .map(|(d, _)| d.display().to_string())
+            .collect();
+        text = format!(
+            "nothing to remove: no kept sandboxes in {}\n",
+            dirs.join(" or ")
+        );
+    } else {
+        text.push_str(&format!(
+            "freed {}\n",
+            crate::running::machine::size_text(freed)
+        ));
+    }
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the kernel can confine the plugin's writes; if not, says so
+/// once, on stderr (the report itself stays the same).
+fn confinement_available() -> bool {
+    match crate::running::confine::probe() {
+        Ok(()) => true,
+        Err(reason) => {
+            eprintln!(
+                "agent-conform: note: the plugin's writes are not confined ({reason}); \
+                 only writes inside the sandbox's own directory are detected, after each case"
+            );
+            false
+        }
+    }
+}
+
+/// A seed from the clock: each run explores other inputs, and the report
+/// prints the seed so any failure reruns exactly.
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// Keeps the cases `--only` and `--skip` select; the gate always runs,
+/// since every other case depends on the plugin's `info`.
+fn select(suite: &mut Suite, only: &[String], skip: &[String]) -> Result<(), UsageError> {
+    if only.is_empty() && skip.is_empty() {
+        return Ok(());
+    }
+    let matches = |patterns: &[String], id: &str| patterns.iter().any(|p| glob(p, id));
+    for pattern in only.iter().chain(skip) {
+        if !suite.cases.iter().any(|c| glob(pattern, &c.id)) {
+            return Err(UsageError::new(
+                format!("no case id matches {pattern:?}"),
+                did_you_mean(pattern, suite),
+            ));
+        }
+    }
+    suite
+        .cases
+        .retain(|c| c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id)));
+    Ok(())
+}
+
+/// A hint naming the case ids closest to what was asked for.
+fn did_you_mean(wanted: &str, suite: &Suite) -> String {
+    let plain = wanted.replace(['*', '?'], "");
+    let mut ranked: Vec<(usize, &str)> = suite
+        .cases
+        .iter()
+        .map(|c| (distance_to_prefix(&plain, &c.id), c.id.as_str()))
+        .filter(|(d, _)| *d <= 3.max(plain.len() / 4))
+        .collect();
+    ranked.sort();
+    let close: Vec<&str> = ranked.iter().map(|(_, id)| *id).take(3).collect();
+    if close.is_empty() {
+        "agent-conform list shows every case id".to_string()
+    } else {
+        format!("did you mean {}?", close.join(" or "))
+    }
+}
+
+/// Edit distance between `wanted` and the start of `id` of the same length,
+/// so that a misspelt prefix (`core.chnk`) finds `core.chunk.round-trip`.
+fn distance_to_prefix(wanted: &str, id: &str) -> usize {
+    let prefix: String = id.chars().take(wanted.chars().count()).collect();
+    edit_distance(wanted, &prefix)
+}
+
+/// Writes the JUnit file; a path that cannot be written is a usage error.
+fn write_junit(
+    path: &Path,
+    report: &crate::outcome::results::RunReport,
+    strict: bool,
+) -> Result<(), UsageError> {
+    let xml = crate::report::junit::render(report, strict).map_err(|err| {
+        UsageError::new(
+            format!("cannot render the JUnit report: {err}"),
+            "please report this",
+        )
+    })?;
+    std::fs::write(path, xml).map_err(|err| {
+        UsageError::new(
+            format!("cannot write the JUnit report to {}: {err}", path.display()),
+            "pass a --junit path in an existing, writable directory",
+        )
+    })
+}
+
+/// Under GitHub Actions: annotations for failed and warned cases on stdout,
+/// and a Markdown summary appended to `$GITHUB_STEP_SUMMARY`.
+/// With `--format json` the annotations go to stderr, which the runner reads
+/// too, so that stdout stays one JSON document.
+fn github(report: &crate::outcome::results::RunReport, strict: bool, json_on_stdout: bool) {
+    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
+        return;
+    }
+    let annotations = crate::report::github::annotations(report, strict);
+    if json_on_stdout {
+        eprint!("{annotations}");
+    } else {
+        print_stdout(&annotations);
+    }
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
+        return;
+    };
+    let summary = crate::report::github::summary_markdown(report, strict);
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(summary.as_bytes()));
+    if let Err(err) = appended {
+        eprintln!(
+            "agent-conform: warning: cannot append the summary to {}: {err}",
+            Path::new(&path).display()
+        );
+    }
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Seconds, whole or not (`30`, `0.5`), from 0.1 to 3600.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(0.1..=3600.0).contains(&secs) {
+        return Err(format!("{text} s is out of range: use 0.1 to 3600"));
+    }
+    Ok(Duration::from_millis((secs * 1000.0).round() as u64))
+}
+
+/// The plugin must be an existing, executable file; the path is made
+/// absolute because every invocation runs in a sandbox directory. A bare
+/// name (no path separator) is looked up on PATH, as the host does.
+fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
+    let found;
+    let path = if plugin_path::is_bare_name(path) {
+        found = find_on_path(&path.to_string_lossy())?;
+        found.as_path()
+    } else {
+        path
+    };
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|_| {
+        UsageError::new(
+            format!("no such file: {shown}"),
+            "pass the path of your plugin binary, e.g. ./target/release/entire-agent-foo",
+        )
+    })?;
+    if meta.is_dir() {
+        return Err(UsageError::new(
+            format!("{shown} is a directory, not a plugin binary"),
+            "pass the path of the entire-agent-<name> executable inside it",
+        ));
+    }
+    if !plugin_path::is_executable(&meta) {
+        return Err(UsageError::new(
+            format!("{shown} is not executable, so the host would not run it either"),
+            format!("chmod +x {shown}"),
+        ));
+    }
+    crate::running::runner::absolute_program(path).map_err(|err| {
+        UsageError::new(
+            format!("cannot resolve {shown}: {err}"),
+            "run agent-conform from an existing directory",
+        )
+    })
+}
+
+/// Looks a plugin up on PATH; not found names what is there instead.
+fn find_on_path(name: &str) -> Result<PathBuf, UsageError> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let missing = match plugin_path::lookup(name, &path_var) {
+        Ok(found) => return Ok(found),
+        Err(missing) => missing,
+    };
+    let file = &missing.file_name;
+    let message = match missing.unusable.first() {
+        Some(entry) => format!(
+            "{file} is on PATH at {}, but it is {}, so the host could not run it either",
+            entry.path.display(),
+            match entry.kind {
+                plugin_path::Kind::Directory => "a directory",
+                _ => "not executable",
+            }
+        ),
+        None => format!("no {file} on PATH"),
+    };
+    let on_path: Vec<String> = missing
+        .on_path
+        .iter()
+        .map(|e| e.path.display().to_string())
+        .collect();
+    let mut hint = if on_path.is_empty() {
+        "there is no entire-agent-* file on PATH".to_string()
+    } else {
+        format!("entire-agent-* files on PATH: {}", on_path.join(", "))
+    };
+    hint.push_str(&format!(
+        "; pass a path to run a plugin that is not installed (./{file}), or see \
+         `agent-conform discover`"
+    ));
+    Err(UsageError::new(message, hint))
+}
+
+/// `discover`: every entire-agent-* on PATH and the host's verdict.
+fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, UsageError> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    // Every plugin found is run (`info`): Ctrl-C must not leave one running.
+    crate::running::interrupt::install();
+    let options = crate::verbs::discover::Options {
+        timeout: timeout.unwrap_or(crate::host::invocation::INFO_TIMEOUT),
+        sandbox_base: crate::running::sandbox::default_base(),
+    };
+    let found = crate::verbs::discover::discover(&path_var, &options);
+    crate::running::interrupt::hold_if_interrupted();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let settings = crate::verbs::discover::settings(&cwd);
+    match format {
+        Format::Human => print_stdout(&crate::verbs::discover::render_text(
+            &found, &path_var, &settings,
+        )),
+        Format::Json => print_stdout(&crate::verbs::discover::render_json(&found, &settings)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Writes to stdout, ignoring a closed pipe (`agent-conform ... | head`).
+fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCode, UsageError> {
+    let plugin_path = check_plugin(plugin)?;
+    // The plugin is run (`info`): Ctrl-C must not leave it running.
+    crate::running::interrupt::install();
+    let request = crate::verbs::init::Request {
+        plugin: plugin_path,
+        plugin_shown: plugin.display().to_string(),
+        dir,
+        github_workflow: github,
+        force,
+    };
+    let written = crate::verbs::init::run(&request);
+    crate::running::interrupt::hold_if_interrupted();
+    let written = written?;
+    let mut text = String::new();
+    for path in &written {
+        text.push_str(&format!("wrote {}\n", path.display()));
+    }
+    text.push_str(&format!(
+        "next: replace the TODOs, then run\n  agent-conform --cases {} {}\n",
+        request.dir.display(),
+        request.plugin_shown
+    ));
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn record(
+    plugin: &Path,
+    out: PathBuf,
+    force: bool,
+    redact: Vec<String>,
+    command: Vec<OsString>,
+) -> Result<ExitCode, UsageError> {
+    let request = crate::verbs::record::Request {
+        plugin: check_plugin(plugin)?,
+        plugin_shown: plugin.display().to_string(),
+        out,
+        force,
+        redact,
+        command,
+    };
+    crate::verbs::record::run(&request)
+}
+
+fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    if let Some(cap) = capability
+        && cap != "core"
+        && !case::CAPABILITIES.contains(&cap)
+    {
+        return Err(UsageError::new(
+            format!("unknown capability {cap:?}"),
+            format!("use core or one of: {}", case::CAPABILITIES.join(", ")),
+        ));
+    }
+    let mut text = String::new();
+    for c in suite
+        .cases
+        .iter()
+        .filter(|c| capability.is_none_or(|cap| c.group() == cap))
+    {
+        let severity = c.severity.label();
+        text.push_str(&format!(
+            "{:<44} {:<26} {:<8} {}\n",
+            c.id,
+            c.group(),
+            severity,
+            c.title
+        ));
+    }
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn explain(id: &str, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    let Some(c) = suite.cases.iter().find(|c| c.id == id) else {
+        return Err(UsageError::new(
+            format!("no case with id {id:?}"),
+            did_you_mean(id, &suite),
+        ));
+    };
+    print_stdout(&crate::report::explain(c));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+fn coverage(cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    let items =
+        crate::suite::coverage::items().map_err(|err| UsageError::new(err, "please report it"))?;
+    let table = crate::suite::coverage::table(&suite.cases, &items);
+    let mut text = format!("{:<52} {:>5}  cases\n", "item", "count");
+    let mut holes = 0;
+    for (item, ids) in &table {
+        holes += usize::from(ids.is_empty());
+        let shown: Vec<&str> = ids.iter().map(String::as_str).take(3).collect();
+        let more = if ids.len() > 3 {
+            format!(" (+{})", ids.len() - 3)
+        } else {
+            String::new()
+        };
+        let list = if ids.is_empty() {
+            "NOT COVERED".to_string()
+        } else {
+            shown.join(", ") + &more
+        };
+        text.push_str(&format!("{:<52} {:>5}  {list}\n", item.id, ids.len()));
+    }
+    text.push_str(&format!(
+        "\n{} items, {} covered, {holes} not covered\n",
+        table.len(),
+        table.len() - holes
+    ));
+    print_stdout(&text);
+    Ok(ExitCode::from(u8::from(holes > 0)))
+}
+
+fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {
+    let names = || {
+        schema::documents()
+            .map(|d| d.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    match name {
+        None => {
+            print_stdout(&format!("{}\n", names().replace(", ", "\n")));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(name) => match schema::source(name) {
+            Some(text) => {
+                print_stdout(text);
+                Ok(ExitCode::SUCCESS)
+            }
+            None => Err(UsageError::new(
+                format!("no schema named {name:?}"),
+                format!("known schemas: {}", names()),
+            )),
+        },
+    }
+}
