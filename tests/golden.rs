@@ -80,11 +80,8 @@ fn run_folders(text: &str) -> String {
 /// end in a random suffix.
 fn sandbox_names(text: &str) -> String {
     const MARK: &str = "<sandboxes>/";
-    // Sandboxes stand in the run's folder, agent-conform-runs/<run>/.
-    let runs = regex::Regex::new(r"<sandboxes>/agent-conform-runs/[^/]+/").expect("a regex");
-    let text = runs.replace_all(text, MARK);
     let mut out = String::new();
-    let mut rest: &str = &text;
+    let mut rest = text;
     while let Some(at) = rest.find(MARK) {
         out.push_str(&rest[..at + MARK.len()]);
         out.push_str("<sandbox>");
@@ -98,17 +95,11 @@ fn sandbox_names(text: &str) -> String {
     out
 }
 
-/// A sandbox's name ends in six random characters, and the run's folder
-/// is named after the time and the process; in a mangled path they stand
-/// before `-nest-repo`.
+/// A sandbox's name ends in six random characters; in a mangled path they
+/// stand before `-nest-repo`.
 fn random_suffixes(text: &str) -> String {
-    let run = regex::Regex::new(r"-agent-conform-runs-[A-Za-z0-9.-]*?-\d{8}-\d{6}-\d+-")
-        .expect("a regex");
-    let text = run.replace_all(text, "-");
     let suffix = regex::Regex::new(r"-[A-Za-z0-9]{6}-nest-repo").expect("a regex");
-    suffix
-        .replace_all(&text, "-<random>-nest-repo")
-        .into_owned()
+    suffix.replace_all(text, "-<random>-nest-repo").into_owned()
 }
 
 fn check(name: &str, env: &[(&str, &str)]) {

@@ -4,14 +4,18 @@
 //! under `--strict`), 2 the harness could not run as asked (bad flags, no such
 //! plugin, a broken case or schema file). Misuse gets one sentence and a hint.
 //!
-//! Over 500 lines: the clap definitions and the verbs without a module of
-//! their own (run, list, explain, coverage, schema, clean) still share this
-//! file; the natural next split is `run.rs` (run and its helpers) and
-//! `catalog.rs` (list, explain, coverage, schema).
+//! This file holds the clap definitions, the dispatch and the helpers the
+//! verbs share; each verb has a module of its own: `run`, `catalog` (list,
+//! explain, coverage, schema), `discover`, `init`, `record`, `clean`.
+//! Over 500 lines: the clap definitions carry every flag's help text, which
+//! is the command line's documentation and reads best in one place.
 
+mod catalog;
+mod clean;
 pub mod discover;
 pub mod init;
 pub mod record;
+mod run;
 pub mod usage;
 
 use std::ffi::OsString;
@@ -308,13 +312,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
-        Some(Command::Run(args)) => run(args),
-        Some(Command::List { capability, cases }) => list(capability.as_deref(), &cases),
-        Some(Command::Explain { id, cases }) => explain(&id, &cases),
-        Some(Command::Schema { name }) => print_schema(name.as_deref()),
-        Some(Command::Coverage { cases }) => coverage(&cases),
+        Some(Command::Run(args)) => run::run(args),
+        Some(Command::List { capability, cases }) => catalog::list(capability.as_deref(), &cases),
+        Some(Command::Explain { id, cases }) => catalog::explain(&id, &cases),
+        Some(Command::Schema { name }) => catalog::print_schema(name.as_deref()),
+        Some(Command::Coverage { cases }) => catalog::coverage(&cases),
         Some(Command::Discover { timeout, format }) => discover(timeout, format),
-        Some(Command::Clean { sandbox_dir }) => clean(sandbox_dir),
+        Some(Command::Clean { sandbox_dir }) => clean::clean(sandbox_dir),
         Some(Command::Init {
             plugin,
             dir,
@@ -341,7 +345,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
             print_stdout(&String::from_utf8_lossy(&out));
             Ok(ExitCode::SUCCESS)
         }
-        None => run(cli.run),
+        None => run::run(cli.run),
     }
 }
 
@@ -369,200 +373,6 @@ fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
     Ok((schemas, suite))
 }
 
-fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
-    let plugin = args
-        .plugin
-        .as_deref()
-        .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
-    let plugin = check_plugin(plugin)?;
-    if let Some(dir) = &args.sandbox_dir
-        && !dir.is_dir()
-    {
-        return Err(UsageError::new(
-            format!("--sandbox-dir {} is not a directory", dir.display()),
-            "create it first, or leave the flag out",
-        ));
-    }
-    // From here on plugins run: Ctrl-C must not leave one running.
-    crate::running::interrupt::install();
-    // The sandboxes' .git skeleton asks git once whether it is accepted:
-    // that runs while the suite loads and the schemas compile.
-    let warm = std::thread::spawn(crate::running::sandbox::warm_up);
-    let (schemas, mut suite) = load(&args.cases)?;
-    let _ = warm.join();
-    if !args.large {
-        suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
-    }
-    select(&mut suite, &args.only, &args.skip)?;
-    let base = args
-        .sandbox_dir
-        .clone()
-        .unwrap_or_else(crate::running::sandbox::default_base);
-    let run_dir = start_run_dir(&base, &plugin, args.keep_temp)?;
-    let options = Options {
-        timeout: args
-            .timeout
-            .unwrap_or(crate::host::invocation::CALL_TIMEOUT),
-        info_timeout: args
-            .timeout
-            .unwrap_or(crate::host::invocation::INFO_TIMEOUT),
-        keep_temp: args.keep_temp,
-        jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
-        seed: args.seed.unwrap_or_else(random_seed),
-        sandbox_base: run_dir.path().to_path_buf(),
-        fail_fast: args.fail_fast,
-        confine: !args.no_confine && confinement_available(),
-        max_write: args
-            .max_write
-            .unwrap_or(crate::running::machine::DEFAULT_MAX_WRITE_MIB)
-            << 20,
-    };
-    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
-    let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
-    // An interrupted run ends where it is stopped, not with a report made
-    // of the calls the interruption cut short.
-    crate::running::interrupt::hold_if_interrupted();
-    if let Some(path) = &args.junit {
-        write_junit(path, &report, args.strict)?;
-    }
-    github(&report, args.strict, args.format == Format::Json);
-    let human = Human {
-        color: use_color(args.color),
-        verbosity: if args.quiet {
-            Verbosity::Quiet
-        } else if args.verbose {
-            Verbosity::Verbose
-        } else {
-            Verbosity::Normal
-        },
-        strict: args.strict,
-    };
-    match args.format {
-        Format::Human => print_stdout(&human.render(&report)),
-        Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
-    }
-    drop(run_dir);
-    Ok(ExitCode::from(u8::from(report.failed(args.strict))))
-}
-
-/// Makes the run's folder of sandboxes under `base` and removes those of
-/// earlier runs beyond the newest ones (see [`crate::running::runs`]), saying so.
-fn start_run_dir(
-    base: &Path,
-    plugin: &Path,
-    keep_temp: bool,
-) -> Result<crate::running::runs::RunDir, UsageError> {
-    let run_dir = crate::running::runs::RunDir::create(base, plugin, keep_temp).map_err(|err| {
-        UsageError::new(
-            format!(
-                "cannot make this run's sandbox folder in {}: {err}",
-                base.display()
-            ),
-            "pass --sandbox-dir DIR, a directory of yours that you can write",
-        )
-    })?;
-    crate::running::interrupt::track_run_dir(run_dir.path());
-    let removed = crate::running::runs::prune(base);
-    if removed.runs > 0 {
-        eprintln!(
-            "agent-conform: {} (the newest {} runs of the last 24 hours stay; \
-             `agent-conform clean` removes them all)",
-            removed.line(&base.join(crate::running::runs::RUNS_DIR)),
-            crate::running::runs::KEEP_RUNS
-        );
-    }
-    Ok(run_dir)
-}
-
-/// `clean`: removes every kept sandbox folder of earlier runs.
-fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError> {
-    let bases = match sandbox_dir {
-        Some(dir) if !dir.is_dir() => {
-            return Err(UsageError::new(
-                format!("--sandbox-dir {} is not a directory", dir.display()),
-                "pass the --sandbox-dir the runs were given, or leave the flag out",
-            ));
-        }
-        Some(dir) => vec![dir],
-        None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()]
-            .into_iter()
-            .filter(|d| d.is_dir())
-            .collect(),
-    };
-    let cleaned = crate::running::runs::clean_all(&bases);
-    let mut text = String::new();
-    let mut freed = 0;
-    for (dir, removed) in &cleaned {
-        freed += removed.bytes;
-        if removed.runs > 0 || removed.running > 0 {
-            text.push_str(&removed.line(dir));
-            text.push('\n');
-        }
-    }
-    if text.is_empty() {
-        let dirs: Vec<String> = cleaned
-            .iter()
-            .map(|(d, _)| d.display().to_string())
-            .collect();
-        text = format!(
-            "nothing to remove: no kept sandboxes in {}\n",
-            dirs.join(" or ")
-        );
-    } else {
-        text.push_str(&format!(
-            "freed {}\n",
-            crate::running::machine::size_text(freed)
-        ));
-    }
-    print_stdout(&text);
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Whether the kernel can confine the plugin's writes; if not, says so
-/// once, on stderr (the report itself stays the same).
-fn confinement_available() -> bool {
-    match crate::running::confine::probe() {
-        Ok(()) => true,
-        Err(reason) => {
-            eprintln!(
-                "agent-conform: note: the plugin's writes are not confined ({reason}); \
-                 only writes inside the sandbox's own directory are detected, after each case"
-            );
-            false
-        }
-    }
-}
-
-/// A seed from the clock: each run explores other inputs, and the report
-/// prints the seed so any failure reruns exactly.
-fn random_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
-}
-
-/// Keeps the cases `--only` and `--skip` select; the gate always runs,
-/// since every other case depends on the plugin's `info`.
-fn select(suite: &mut Suite, only: &[String], skip: &[String]) -> Result<(), UsageError> {
-    if only.is_empty() && skip.is_empty() {
-        return Ok(());
-    }
-    let matches = |patterns: &[String], id: &str| patterns.iter().any(|p| glob(p, id));
-    for pattern in only.iter().chain(skip) {
-        if !suite.cases.iter().any(|c| glob(pattern, &c.id)) {
-            return Err(UsageError::new(
-                format!("no case id matches {pattern:?}"),
-                did_you_mean(pattern, suite),
-            ));
-        }
-    }
-    suite
-        .cases
-        .retain(|c| c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id)));
-    Ok(())
-}
-
 /// A hint naming the case ids closest to what was asked for.
 fn did_you_mean(wanted: &str, suite: &Suite) -> String {
     let plain = wanted.replace(['*', '?'], "");
@@ -588,57 +398,6 @@ fn distance_to_prefix(wanted: &str, id: &str) -> usize {
     edit_distance(wanted, &prefix)
 }
 
-/// Writes the JUnit file; a path that cannot be written is a usage error.
-fn write_junit(
-    path: &Path,
-    report: &crate::outcome::results::RunReport,
-    strict: bool,
-) -> Result<(), UsageError> {
-    let xml = crate::report::junit::render(report, strict).map_err(|err| {
-        UsageError::new(
-            format!("cannot render the JUnit report: {err}"),
-            "please report this",
-        )
-    })?;
-    std::fs::write(path, xml).map_err(|err| {
-        UsageError::new(
-            format!("cannot write the JUnit report to {}: {err}", path.display()),
-            "pass a --junit path in an existing, writable directory",
-        )
-    })
-}
-
-/// Under GitHub Actions: annotations for failed and warned cases on stdout,
-/// and a Markdown summary appended to `$GITHUB_STEP_SUMMARY`.
-/// With `--format json` the annotations go to stderr, which the runner reads
-/// too, so that stdout stays one JSON document.
-fn github(report: &crate::outcome::results::RunReport, strict: bool, json_on_stdout: bool) {
-    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
-        return;
-    }
-    let annotations = crate::report::github::annotations(report, strict);
-    if json_on_stdout {
-        eprint!("{annotations}");
-    } else {
-        print_stdout(&annotations);
-    }
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
-        return;
-    };
-    let summary = crate::report::github::summary_markdown(report, strict);
-    let appended = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut file| file.write_all(summary.as_bytes()));
-    if let Err(err) = appended {
-        eprintln!(
-            "agent-conform: warning: cannot append the summary to {}: {err}",
-            Path::new(&path).display()
-        );
-    }
-}
-
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -653,80 +412,6 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         return Err(format!("{text} s is out of range: use 0.1 to 3600"));
     }
     Ok(Duration::from_millis((secs * 1000.0).round() as u64))
-}
-
-/// The plugin must be an existing, executable file; the path is made
-/// absolute because every invocation runs in a sandbox directory. A bare
-/// name (no path separator) is looked up on PATH, as the host does.
-fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
-    let found;
-    let path = if plugin_path::is_bare_name(path) {
-        found = find_on_path(&path.to_string_lossy())?;
-        found.as_path()
-    } else {
-        path
-    };
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|_| {
-        UsageError::new(
-            format!("no such file: {shown}"),
-            "pass the path of your plugin binary, e.g. ./target/release/entire-agent-foo",
-        )
-    })?;
-    if meta.is_dir() {
-        return Err(UsageError::new(
-            format!("{shown} is a directory, not a plugin binary"),
-            "pass the path of the entire-agent-<name> executable inside it",
-        ));
-    }
-    if !plugin_path::is_executable(&meta) {
-        return Err(UsageError::new(
-            format!("{shown} is not executable, so the host would not run it either"),
-            format!("chmod +x {shown}"),
-        ));
-    }
-    crate::running::runner::absolute_program(path).map_err(|err| {
-        UsageError::new(
-            format!("cannot resolve {shown}: {err}"),
-            "run agent-conform from an existing directory",
-        )
-    })
-}
-
-/// Looks a plugin up on PATH; not found names what is there instead.
-fn find_on_path(name: &str) -> Result<PathBuf, UsageError> {
-    let path_var = std::env::var_os("PATH").unwrap_or_default();
-    let missing = match plugin_path::lookup(name, &path_var) {
-        Ok(found) => return Ok(found),
-        Err(missing) => missing,
-    };
-    let file = &missing.file_name;
-    let message = match missing.unusable.first() {
-        Some(entry) => format!(
-            "{file} is on PATH at {}, but it is {}, so the host could not run it either",
-            entry.path.display(),
-            match entry.kind {
-                plugin_path::Kind::Directory => "a directory",
-                _ => "not executable",
-            }
-        ),
-        None => format!("no {file} on PATH"),
-    };
-    let on_path: Vec<String> = missing
-        .on_path
-        .iter()
-        .map(|e| e.path.display().to_string())
-        .collect();
-    let mut hint = if on_path.is_empty() {
-        "there is no entire-agent-* file on PATH".to_string()
-    } else {
-        format!("entire-agent-* files on PATH: {}", on_path.join(", "))
-    };
-    hint.push_str(&format!(
-        "; pass a path to run a plugin that is not installed (./{file}), or see \
-         `agent-conform discover`"
-    ));
-    Err(UsageError::new(message, hint))
 }
 
 /// `discover`: every entire-agent-* on PATH and the host's verdict.
@@ -814,48 +499,6 @@ fn record(
     crate::verbs::record::run(&request)
 }
 
-fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
-    let (_, suite) = load(cases)?;
-    if let Some(cap) = capability
-        && cap != "core"
-        && !case::CAPABILITIES.contains(&cap)
-    {
-        return Err(UsageError::new(
-            format!("unknown capability {cap:?}"),
-            format!("use core or one of: {}", case::CAPABILITIES.join(", ")),
-        ));
-    }
-    let mut text = String::new();
-    for c in suite
-        .cases
-        .iter()
-        .filter(|c| capability.is_none_or(|cap| c.group() == cap))
-    {
-        let severity = c.severity.label();
-        text.push_str(&format!(
-            "{:<44} {:<26} {:<8} {}\n",
-            c.id,
-            c.group(),
-            severity,
-            c.title
-        ));
-    }
-    print_stdout(&text);
-    Ok(ExitCode::SUCCESS)
-}
-
-fn explain(id: &str, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
-    let (_, suite) = load(cases)?;
-    let Some(c) = suite.cases.iter().find(|c| c.id == id) else {
-        return Err(UsageError::new(
-            format!("no case with id {id:?}"),
-            did_you_mean(id, &suite),
-        ));
-    };
-    print_stdout(&crate::report::explain(c));
-    Ok(ExitCode::SUCCESS)
-}
-
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -873,57 +516,76 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn coverage(cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
-    let (_, suite) = load(cases)?;
-    let items =
-        crate::suite::coverage::items().map_err(|err| UsageError::new(err, "please report it"))?;
-    let table = crate::suite::coverage::table(&suite.cases, &items);
-    let mut text = format!("{:<52} {:>5}  cases\n", "item", "count");
-    let mut holes = 0;
-    for (item, ids) in &table {
-        holes += usize::from(ids.is_empty());
-        let shown: Vec<&str> = ids.iter().map(String::as_str).take(3).collect();
-        let more = if ids.len() > 3 {
-            format!(" (+{})", ids.len() - 3)
-        } else {
-            String::new()
-        };
-        let list = if ids.is_empty() {
-            "NOT COVERED".to_string()
-        } else {
-            shown.join(", ") + &more
-        };
-        text.push_str(&format!("{:<52} {:>5}  {list}\n", item.id, ids.len()));
+/// The plugin must be an existing, executable file; the path is made
+/// absolute because every invocation runs in a sandbox directory. A bare
+/// name (no path separator) is looked up on PATH, as the host does.
+fn check_plugin(path: &Path) -> Result<PathBuf, UsageError> {
+    let found;
+    let path = if plugin_path::is_bare_name(path) {
+        found = find_on_path(&path.to_string_lossy())?;
+        found.as_path()
+    } else {
+        path
+    };
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|_| {
+        UsageError::new(
+            format!("no such file: {shown}"),
+            "pass the path of your plugin binary, e.g. ./target/release/entire-agent-foo",
+        )
+    })?;
+    if meta.is_dir() {
+        return Err(UsageError::new(
+            format!("{shown} is a directory, not a plugin binary"),
+            "pass the path of the entire-agent-<name> executable inside it",
+        ));
     }
-    text.push_str(&format!(
-        "\n{} items, {} covered, {holes} not covered\n",
-        table.len(),
-        table.len() - holes
-    ));
-    print_stdout(&text);
-    Ok(ExitCode::from(u8::from(holes > 0)))
+    if !plugin_path::is_executable(&meta) {
+        return Err(UsageError::new(
+            format!("{shown} is not executable, so the host would not run it either"),
+            format!("chmod +x {shown}"),
+        ));
+    }
+    crate::running::runner::absolute_program(path).map_err(|err| {
+        UsageError::new(
+            format!("cannot resolve {shown}: {err}"),
+            "run agent-conform from an existing directory",
+        )
+    })
 }
 
-fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {
-    let names = || {
-        schema::documents()
-            .map(|d| d.keys().cloned().collect::<Vec<_>>().join(", "))
-            .unwrap_or_default()
+/// Looks a plugin up on PATH; not found names what is there instead.
+fn find_on_path(name: &str) -> Result<PathBuf, UsageError> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let missing = match plugin_path::lookup(name, &path_var) {
+        Ok(found) => return Ok(found),
+        Err(missing) => missing,
     };
-    match name {
-        None => {
-            print_stdout(&format!("{}\n", names().replace(", ", "\n")));
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(name) => match schema::source(name) {
-            Some(text) => {
-                print_stdout(text);
-                Ok(ExitCode::SUCCESS)
+    let file = &missing.file_name;
+    let message = match missing.unusable.first() {
+        Some(entry) => format!(
+            "{file} is on PATH at {}, but it is {}, so the host could not run it either",
+            entry.path.display(),
+            match entry.kind {
+                plugin_path::Kind::Directory => "a directory",
+                _ => "not executable",
             }
-            None => Err(UsageError::new(
-                format!("no schema named {name:?}"),
-                format!("known schemas: {}", names()),
-            )),
-        },
-    }
+        ),
+        None => format!("no {file} on PATH"),
+    };
+    let on_path: Vec<String> = missing
+        .on_path
+        .iter()
+        .map(|e| e.path.display().to_string())
+        .collect();
+    let mut hint = if on_path.is_empty() {
+        "there is no entire-agent-* file on PATH".to_string()
+    } else {
+        format!("entire-agent-* files on PATH: {}", on_path.join(", "))
+    };
+    hint.push_str(&format!(
+        "; pass a path to run a plugin that is not installed (./{file}), or see \
+         `agent-conform discover`"
+    ));
+    Err(UsageError::new(message, hint))
 }

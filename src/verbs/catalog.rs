@@ -1,0 +1,101 @@
+//! The verbs that describe the suite without running it: `list`,
+//! `explain`, `coverage` and `schema`.
+
+use super::*;
+
+pub(super) fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    if let Some(cap) = capability
+        && cap != "core"
+        && !case::CAPABILITIES.contains(&cap)
+    {
+        return Err(UsageError::new(
+            format!("unknown capability {cap:?}"),
+            format!("use core or one of: {}", case::CAPABILITIES.join(", ")),
+        ));
+    }
+    let mut text = String::new();
+    for c in suite
+        .cases
+        .iter()
+        .filter(|c| capability.is_none_or(|cap| c.group() == cap))
+    {
+        let severity = c.severity.label();
+        text.push_str(&format!(
+            "{:<44} {:<26} {:<8} {}\n",
+            c.id,
+            c.group(),
+            severity,
+            c.title
+        ));
+    }
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn explain(id: &str, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    let Some(c) = suite.cases.iter().find(|c| c.id == id) else {
+        return Err(UsageError::new(
+            format!("no case with id {id:?}"),
+            did_you_mean(id, &suite),
+        ));
+    };
+    print_stdout(&crate::report::explain(c));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn coverage(cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    let (_, suite) = load(cases)?;
+    let items =
+        crate::suite::coverage::items().map_err(|err| UsageError::new(err, "please report it"))?;
+    let table = crate::suite::coverage::table(&suite.cases, &items);
+    let mut text = format!("{:<52} {:>5}  cases\n", "item", "count");
+    let mut holes = 0;
+    for (item, ids) in &table {
+        holes += usize::from(ids.is_empty());
+        let shown: Vec<&str> = ids.iter().map(String::as_str).take(3).collect();
+        let more = if ids.len() > 3 {
+            format!(" (+{})", ids.len() - 3)
+        } else {
+            String::new()
+        };
+        let list = if ids.is_empty() {
+            "NOT COVERED".to_string()
+        } else {
+            shown.join(", ") + &more
+        };
+        text.push_str(&format!("{:<52} {:>5}  {list}\n", item.id, ids.len()));
+    }
+    text.push_str(&format!(
+        "\n{} items, {} covered, {holes} not covered\n",
+        table.len(),
+        table.len() - holes
+    ));
+    print_stdout(&text);
+    Ok(ExitCode::from(u8::from(holes > 0)))
+}
+
+pub(super) fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {
+    let names = || {
+        schema::documents()
+            .map(|d| d.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    match name {
+        None => {
+            print_stdout(&format!("{}\n", names().replace(", ", "\n")));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(name) => match schema::source(name) {
+            Some(text) => {
+                print_stdout(text);
+                Ok(ExitCode::SUCCESS)
+            }
+            None => Err(UsageError::new(
+                format!("no schema named {name:?}"),
+                format!("known schemas: {}", names()),
+            )),
+        },
+    }
+}

@@ -1,0 +1,47 @@
+//! `agent-conform clean`: removes the sandboxes earlier runs kept.
+
+use super::*;
+
+/// `clean`: removes every kept sandbox folder of earlier runs.
+pub(super) fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError> {
+    let bases = match sandbox_dir {
+        Some(dir) if !dir.is_dir() => {
+            return Err(UsageError::new(
+                format!("--sandbox-dir {} is not a directory", dir.display()),
+                "pass the --sandbox-dir the runs were given, or leave the flag out",
+            ));
+        }
+        Some(dir) => vec![dir],
+        None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()]
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .collect(),
+    };
+    let cleaned = crate::running::runs::clean_all(&bases);
+    let mut text = String::new();
+    let mut freed = 0;
+    for (dir, removed) in &cleaned {
+        freed += removed.bytes;
+        if removed.runs > 0 || removed.running > 0 {
+            text.push_str(&removed.line(dir));
+            text.push('\n');
+        }
+    }
+    if text.is_empty() {
+        let dirs: Vec<String> = cleaned
+            .iter()
+            .map(|(d, _)| d.display().to_string())
+            .collect();
+        text = format!(
+            "nothing to remove: no kept sandboxes in {}\n",
+            dirs.join(" or ")
+        );
+    } else {
+        text.push_str(&format!(
+            "freed {}\n",
+            crate::running::machine::size_text(freed)
+        ));
+    }
+    print_stdout(&text);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,214 @@
+//! `agent-conform run` (the default verb): the plugin found as the host
+//! finds it, the suite loaded and selected, the run's sandbox folder, the
+//! run itself, and its reports (human or JSON on stdout, JUnit, GitHub).
+
+use super::*;
+
+pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
+    let plugin = args
+        .plugin
+        .as_deref()
+        .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
+    let plugin = check_plugin(plugin)?;
+    if let Some(dir) = &args.sandbox_dir
+        && !dir.is_dir()
+    {
+        return Err(UsageError::new(
+            format!("--sandbox-dir {} is not a directory", dir.display()),
+            "create it first, or leave the flag out",
+        ));
+    }
+    // From here on plugins run: Ctrl-C must not leave one running.
+    crate::running::interrupt::install();
+    // The sandboxes' .git skeleton asks git once whether it is accepted:
+    // that runs while the suite loads and the schemas compile.
+    let warm = std::thread::spawn(crate::running::sandbox::warm_up);
+    let (schemas, mut suite) = load(&args.cases)?;
+    let _ = warm.join();
+    if !args.large {
+        suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
+    }
+    select(&mut suite, &args.only, &args.skip)?;
+    let base = args
+        .sandbox_dir
+        .clone()
+        .unwrap_or_else(crate::running::sandbox::default_base);
+    let run_dir = start_run_dir(&base, &plugin, args.keep_temp)?;
+    let options = Options {
+        timeout: args
+            .timeout
+            .unwrap_or(crate::host::invocation::CALL_TIMEOUT),
+        info_timeout: args
+            .timeout
+            .unwrap_or(crate::host::invocation::INFO_TIMEOUT),
+        keep_temp: args.keep_temp,
+        jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
+        seed: args.seed.unwrap_or_else(random_seed),
+        sandbox_base: run_dir.path().to_path_buf(),
+        fail_fast: args.fail_fast,
+        confine: !args.no_confine && confinement_available(),
+        max_write: args
+            .max_write
+            .unwrap_or(crate::running::machine::DEFAULT_MAX_WRITE_MIB)
+            << 20,
+    };
+    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
+    let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
+    // An interrupted run ends where it is stopped, not with a report made
+    // of the calls the interruption cut short.
+    crate::running::interrupt::hold_if_interrupted();
+    if let Some(path) = &args.junit {
+        write_junit(path, &report, args.strict)?;
+    }
+    github(&report, args.strict, args.format == Format::Json);
+    let human = Human {
+        color: use_color(args.color),
+        verbosity: if args.quiet {
+            Verbosity::Quiet
+        } else if args.verbose {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        },
+        strict: args.strict,
+    };
+    match args.format {
+        Format::Human => print_stdout(&human.render(&report)),
+        Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
+    }
+    drop(run_dir);
+    Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// Makes the run's folder of sandboxes under `base` and removes those of
+/// earlier runs beyond the newest ones (see [`crate::running::runs`]), saying so.
+pub(super) fn start_run_dir(
+    base: &Path,
+    plugin: &Path,
+    keep_temp: bool,
+) -> Result<crate::running::runs::RunDir, UsageError> {
+    let run_dir = crate::running::runs::RunDir::create(base, plugin, keep_temp).map_err(|err| {
+        UsageError::new(
+            format!(
+                "cannot make this run's sandbox folder in {}: {err}",
+                base.display()
+            ),
+            "pass --sandbox-dir DIR, a directory of yours that you can write",
+        )
+    })?;
+    crate::running::interrupt::track_run_dir(run_dir.path());
+    let removed = crate::running::runs::prune(base);
+    if removed.runs > 0 {
+        eprintln!(
+            "agent-conform: {} (the newest {} runs of the last 24 hours stay; \
+             `agent-conform clean` removes them all)",
+            removed.line(&base.join(crate::running::runs::RUNS_DIR)),
+            crate::running::runs::KEEP_RUNS
+        );
+    }
+    Ok(run_dir)
+}
+
+/// Whether the kernel can confine the plugin's writes; if not, says so
+/// once, on stderr (the report itself stays the same).
+pub(super) fn confinement_available() -> bool {
+    match crate::running::confine::probe() {
+        Ok(()) => true,
+        Err(reason) => {
+            eprintln!(
+                "agent-conform: note: the plugin's writes are not confined ({reason}); \
+                 only writes inside the sandbox's own directory are detected, after each case"
+            );
+            false
+        }
+    }
+}
+
+/// A seed from the clock: each run explores other inputs, and the report
+/// prints the seed so any failure reruns exactly.
+pub(super) fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// Keeps the cases `--only` and `--skip` select; the gate always runs,
+/// since every other case depends on the plugin's `info`.
+pub(super) fn select(
+    suite: &mut Suite,
+    only: &[String],
+    skip: &[String],
+) -> Result<(), UsageError> {
+    if only.is_empty() && skip.is_empty() {
+        return Ok(());
+    }
+    let matches = |patterns: &[String], id: &str| patterns.iter().any(|p| glob(p, id));
+    for pattern in only.iter().chain(skip) {
+        if !suite.cases.iter().any(|c| glob(pattern, &c.id)) {
+            return Err(UsageError::new(
+                format!("no case id matches {pattern:?}"),
+                did_you_mean(pattern, suite),
+            ));
+        }
+    }
+    suite
+        .cases
+        .retain(|c| c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id)));
+    Ok(())
+}
+
+/// Writes the JUnit file; a path that cannot be written is a usage error.
+pub(super) fn write_junit(
+    path: &Path,
+    report: &crate::outcome::results::RunReport,
+    strict: bool,
+) -> Result<(), UsageError> {
+    let xml = crate::report::junit::render(report, strict).map_err(|err| {
+        UsageError::new(
+            format!("cannot render the JUnit report: {err}"),
+            "please report this",
+        )
+    })?;
+    std::fs::write(path, xml).map_err(|err| {
+        UsageError::new(
+            format!("cannot write the JUnit report to {}: {err}", path.display()),
+            "pass a --junit path in an existing, writable directory",
+        )
+    })
+}
+
+/// Under GitHub Actions: annotations for failed and warned cases on stdout,
+/// and a Markdown summary appended to `$GITHUB_STEP_SUMMARY`.
+/// With `--format json` the annotations go to stderr, which the runner reads
+/// too, so that stdout stays one JSON document.
+pub(super) fn github(
+    report: &crate::outcome::results::RunReport,
+    strict: bool,
+    json_on_stdout: bool,
+) {
+    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
+        return;
+    }
+    let annotations = crate::report::github::annotations(report, strict);
+    if json_on_stdout {
+        eprint!("{annotations}");
+    } else {
+        print_stdout(&annotations);
+    }
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
+        return;
+    };
+    let summary = crate::report::github::summary_markdown(report, strict);
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(summary.as_bytes()));
+    if let Err(err) = appended {
+        eprintln!(
+            "agent-conform: warning: cannot append the summary to {}: {err}",
+            Path::new(&path).display()
+        );
+    }
+}
