@@ -261,24 +261,11 @@ pub fn run(inv: &Invocation) -> Outcome {
 }
 
 fn spawn_failure(inv: &Invocation, err: io::Error, start: Instant) -> Outcome {
+    let reason = format!("could not start {}: {err}", inv.program.display());
     Outcome {
-        termination: Termination::SpawnFailed(format!(
-            "could not start {}: {err}",
-            inv.program.display()
-        )),
-        stdout: Vec::new(),
-        stderr: Vec::new(),
-        stdout_overflow: false,
-        stderr_overflow: false,
-        pipes_held_open: false,
         elapsed: start.elapsed(),
-        stdout_total: 0,
-        compared: None,
-        blocked_writes: Vec::new(),
-        signal: None,
-        oversize: None,
-        lingering: Vec::new(),
         subcommand: inv.args.first().cloned(),
+        ..Outcome::empty(Termination::SpawnFailed(reason))
     }
 }
 
