@@ -9,19 +9,10 @@
 
 mod common;
 
+use common::{dead, wait_for};
+
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
-
-/// Waits (up to a minute: a bound against a hung test, not a measurement)
-/// until `done` holds.
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let since = Instant::now();
-    while !done() {
-        assert!(since.elapsed() < Duration::from_secs(60), "never: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// The process ids the hanging plugin wrote, one per call.
 fn pids(file: &Path) -> Vec<i32> {
@@ -30,16 +21,6 @@ fn pids(file: &Path) -> Vec<i32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
-}
-
-/// Gone or a zombie (dead, waiting to be reaped by whoever inherited it).
-fn dead(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
 }
 
 #[test]

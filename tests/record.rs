@@ -446,6 +446,38 @@ fn the_recording_replays_green_on_the_reference_and_red_on_a_fault() {
     }
 }
 
+/// A recorded Event that the plugin no longer gives: a different prompt
+/// only changes what is stored (a warning); a different session id splits
+/// the session (a failure).
+#[test]
+fn a_replayed_event_that_differs_from_the_recording_is_judged_by_what_the_host_does() {
+    let setup = Setup::new();
+    let out = setup.record(&[], &[], "", None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let file = setup.out().join("reference-session.yaml");
+    let recorded = std::fs::read_to_string(&file).expect("the recording");
+    let cases = setup.out().display().to_string();
+    for (from, to, kind, code) in [
+        ("\"prompt\":\"Fix", "\"prompt\":\"Mend", "warning", 0),
+        (
+            "\"session_id\":\"sess-rec-1\",\"session_ref\"",
+            "\"session_id\":\"sess-other\",\"session_ref\"",
+            "failed",
+            1,
+        ),
+    ] {
+        assert!(recorded.contains(from), "{from} in the recording");
+        std::fs::write(&file, recorded.replacen(from, to, 1)).expect("edited");
+        let run = run_json(&reference(), &["--cases", &cases], &[]);
+        assert_eq!(run.ids(kind), vec!["session.agent".to_string()], "{from}");
+        assert!(
+            run.messages("session.agent")
+                .contains("differs from the one recorded")
+        );
+        assert_eq!(run.code, code, "{from}");
+    }
+}
+
 #[cfg(unix)]
 fn make_executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;

@@ -45,11 +45,6 @@ impl EventType {
         })
     }
 
-    /// The number of the type.
-    pub fn number(self) -> u8 {
-        self as u8 + 1
-    }
-
     /// The guide's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -241,29 +236,6 @@ pub fn write_session_input(
     })
 }
 
-/// The host's validation of a non-empty session id (host-behaviour, "What
-/// the host does with each answer"): `None` when valid, else why not.
-pub fn invalid_session_id(id: &str) -> Option<&'static str> {
-    const DEVICES: &[&str] = &[
-        "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
-        "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
-    ];
-    let stem = id.split('.').next().unwrap_or(id).to_ascii_uppercase();
-    if id.trim().is_empty() {
-        Some("it is whitespace only")
-    } else if id.starts_with('-') {
-        Some("it starts with -")
-    } else if id.contains(['/', '\\', ':', '*', '?', '[']) {
-        Some("it holds one of / \\ : * ? [")
-    } else if id == "." || id == ".." {
-        Some("it is . or ..")
-    } else if DEVICES.contains(&stem.as_str()) {
-        Some("it is a Windows device name")
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,15 +276,5 @@ mod tests {
         assert_eq!(v["start_time"], ZERO_TIME);
         assert!(v["modified_files"].is_null());
         assert_eq!(v["native_data"], "eA==");
-    }
-
-    #[test]
-    fn session_ids_as_the_host_validates_them() {
-        for bad in ["../x", "a/b", "-x", " ", "..", "NUL", "nul.txt", "C:x"] {
-            assert!(invalid_session_id(bad).is_some(), "{bad}");
-        }
-        for good in ["sess-1", "0c1d-aa", "a.b"] {
-            assert!(invalid_session_id(good).is_none(), "{good}");
-        }
     }
 }

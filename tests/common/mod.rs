@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -141,5 +142,25 @@ pub fn run_json(plugin: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     Run {
         code: out.status.code().unwrap_or(-1),
         report,
+    }
+}
+
+/// Waits (up to a minute: a bound against a hung test, not a measurement)
+/// until `done` holds.
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let since = Instant::now();
+    while !done() {
+        assert!(since.elapsed() < Duration::from_secs(60), "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Gone or a zombie (dead, waiting to be reaped by whoever inherited it).
+pub fn dead(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
 }

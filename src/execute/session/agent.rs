@@ -212,29 +212,50 @@ impl Play<'_, '_> {
         Some(event)
     }
 
-    /// A replayed Event must say what the recorded one said.
+    /// A replayed Event must say what the recorded one said. A different
+    /// type, session id, session_ref or tool use id changes what the host
+    /// does with the hook (no checkpoint, a split session, another file
+    /// read): a failure. Any other field only changes what is stored or
+    /// shown: a warning.
     fn compare_recorded(&mut self, hook: &str, want: &Value, got: &Value) {
-        let differs = match want {
-            Value::Object(fields) => fields
-                .iter()
-                .filter(|(k, v)| got.get(k.as_str()) != Some(*v))
-                .map(|(k, v)| {
-                    let now = got
-                        .get(k.as_str())
-                        .map_or("nothing".to_string(), Value::to_string);
-                    format!("{k}: recorded {v}, now {now}")
-                })
-                .collect::<Vec<_>>(),
-            other if other != got => vec![format!("recorded {other}, now {got}")],
-            _ => Vec::new(),
+        const STEERING: &[&str] = &["type", "session_id", "session_ref", "tool_use_id"];
+        let (fields, whole) = match want {
+            Value::Object(fields) => (fields.clone(), false),
+            _ => (serde_json::Map::new(), want != got),
         };
-        if !differs.is_empty() {
+        let differs: Vec<(&String, String)> = fields
+            .iter()
+            .filter(|(k, v)| got.get(k.as_str()) != Some(*v))
+            .map(|(k, v)| {
+                let now = got
+                    .get(k.as_str())
+                    .map_or("nothing".to_string(), Value::to_string);
+                (k, format!("{k}: recorded {v}, now {now}"))
+            })
+            .collect();
+        if whole {
             let message = format!(
-                "hook {hook}: the Event differs from the one recorded for this payload: {}",
-                differs.join("; ")
+                "hook {hook}: the plugin answered {got} for the payload where it answered \
+                 {want} when it was recorded, so the host handles this hook differently"
             );
             self.find(Severity::Failure, message);
+            return;
         }
+        if differs.is_empty() {
+            return;
+        }
+        let steering = differs.iter().any(|(k, _)| STEERING.contains(&k.as_str()));
+        let severity = if steering {
+            Severity::Failure
+        } else {
+            Severity::Warning
+        };
+        let list: Vec<&str> = differs.iter().map(|(_, d)| d.as_str()).collect();
+        let message = format!(
+            "hook {hook}: the Event differs from the one recorded for this payload: {}",
+            list.join("; ")
+        );
+        self.find(severity, message);
     }
 
     /// Every Event of one agent session names the same session.
