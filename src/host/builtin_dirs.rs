@@ -94,7 +94,10 @@ mod tests {
     #[test]
     fn directories_resolve_for_a_home_and_a_repository() {
         let (home, repo) = (Path::new("/h"), Path::new("/src/app"));
-        let dirs: Vec<PathBuf> = BUILT_IN_DIRS.iter().map(|b| b.resolve(home, repo)).collect();
+        let dirs: Vec<PathBuf> = BUILT_IN_DIRS
+            .iter()
+            .map(|b| b.resolve(home, repo))
+            .collect();
         assert_eq!(dirs[0], PathBuf::from("/h/.claude/projects/-src-app"));
         assert_eq!(dirs[2], PathBuf::from("/src/app/.entire/opencode/sessions"));
         assert_eq!(dirs[3], staging(repo));

@@ -148,13 +148,13 @@ fn general_claim(dir: &Path, places: &Places<'_>) -> Option<Claim> {
         format!("the built-in {}, and of ", skipped.join(", "))
     };
     let message = format!(
-        "get-session-dir is {}, {what}: {LOOKUP}, so {} owns every transcript under it. The events \
-         of {built_ins}every other agent sorting after {:?} whose transcripts live there (a plugin \
-         staging in <repo>/.entire/tmp, as the official template does) are skipped: those agents \
-         get no checkpoints for as long as this plugin is installed",
+        "get-session-dir is {}, {what}: {LOOKUP}, so {:?} owns every transcript under it. The events \
+         of {built_ins}every other agent sorting after it whose transcripts live there (a plugin \
+         staging in {}, as the official template does) are skipped: those agents get no \
+         checkpoints for as long as this plugin is installed",
         dir.display(),
         places.agent,
-        places.agent
+        builtin_dirs::staging(places.repo).display()
     );
     Some(Claim {
         severity: Severity::Failure,
@@ -205,6 +205,9 @@ fn built_in_claims(dir: &Path, places: &Places<'_>) -> Vec<Claim> {
             Severity::Failure
         };
         let hosts = if older { "on older hosts, " } else { "" };
+        if older && is_staging(dir, places) {
+            continue; // said by staging_claim
+        }
         let related: Vec<&BuiltInDir> = builtin_dirs::BUILT_IN_DIRS
             .iter()
             .filter(|b| b.older_hosts_only == older)
@@ -212,7 +215,6 @@ fn built_in_claims(dir: &Path, places: &Places<'_>) -> Vec<Claim> {
                 let theirs = b.resolve(places.home, places.repo);
                 contains(dir, &theirs) || contains(&theirs, dir)
             })
-            .filter(|b| !(older && is_staging(dir, places)))
             .collect();
         if related.is_empty() {
             continue;
@@ -302,7 +304,10 @@ mod tests {
             ("alpha".to_string(), PathBuf::from("/r/.entire/tmp")),
             ("beta".to_string(), PathBuf::from("/r")),
         ];
-        assert_eq!(owner(Path::new("/r/.entire/tmp/s.json"), &agents), Some("alpha"));
+        assert_eq!(
+            owner(Path::new("/r/.entire/tmp/s.json"), &agents),
+            Some("alpha")
+        );
         assert_eq!(owner(Path::new("/r/x"), &agents), Some("beta"));
         assert_eq!(owner(Path::new("/elsewhere"), &agents), None);
     }
@@ -313,7 +318,11 @@ mod tests {
         let claims = judge(repo, &places("aaa", repo, home));
         assert_eq!(claims.len(), 1, "{claims:?}");
         assert_eq!(claims[0].severity, Severity::Failure);
-        assert!(claims[0].message.contains("opencode (/sb/nest/repo/.entire/opencode/sessions)"));
+        assert!(
+            claims[0]
+                .message
+                .contains("opencode (/sb/nest/repo/.entire/opencode/sessions)")
+        );
         let late = judge(repo, &places("zzz", repo, home));
         assert_eq!(late.len(), 1, "{late:?}");
         assert!(late[0].message.contains("work tree's root"));
@@ -323,9 +332,17 @@ mod tests {
     #[test]
     fn home_git_and_entire_fail() {
         let (repo, home) = (Path::new("/sb/nest/repo"), Path::new("/sb/home"));
-        for dir in ["/sb/home", "/sb/nest/repo/.git", "/sb/nest/repo/.git/x", "/sb/nest/repo/.entire"] {
+        for dir in [
+            "/sb/home",
+            "/sb/nest/repo/.git",
+            "/sb/nest/repo/.git/x",
+            "/sb/nest/repo/.entire",
+        ] {
             let claims = judge(Path::new(dir), &places("mine", repo, home));
-            assert!(claims.iter().any(|c| c.severity == Severity::Failure), "{dir}: {claims:?}");
+            assert!(
+                claims.iter().any(|c| c.severity == Severity::Failure),
+                "{dir}: {claims:?}"
+            );
         }
     }
 
@@ -343,18 +360,32 @@ mod tests {
         let (repo, home) = (Path::new("/sb/nest/repo"), Path::new("/sb/home"));
         let claude = home.join(".claude");
         let early = judge(&claude, &places("aider", repo, home));
-        assert!(early[0].message.contains("built-in claude-code"), "{early:?}");
+        assert!(
+            early[0].message.contains("built-in claude-code"),
+            "{early:?}"
+        );
         let inside = home.join(".claude/projects/-sb-nest-repo/mine");
         let late = judge(&inside, &places("zed", repo, home));
-        assert!(late[0].message.contains("every event of this plugin"), "{late:?}");
+        assert!(
+            late[0].message.contains("every event of this plugin"),
+            "{late:?}"
+        );
         assert_eq!(late[0].severity, Severity::Failure);
     }
 
     #[test]
     fn a_directory_of_the_plugins_own_claims_nothing() {
         let (repo, home) = (Path::new("/sb/nest/repo"), Path::new("/sb/home"));
-        for dir in ["/sb/home/.reference/projects/x", "/sb/nest/repo/.entire/mine", "rel/dir"] {
-            assert_eq!(judge(Path::new(dir), &places("mine", repo, home)), Vec::new(), "{dir}");
+        for dir in [
+            "/sb/home/.reference/projects/x",
+            "/sb/nest/repo/.entire/mine",
+            "rel/dir",
+        ] {
+            assert_eq!(
+                judge(Path::new(dir), &places("mine", repo, home)),
+                Vec::new(),
+                "{dir}"
+            );
         }
     }
 }
