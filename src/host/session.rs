@@ -175,7 +175,7 @@ pub const ORDER: &[(&str, &str)] = &[
     ("SessionEnd", "token calculation"),
     (
         "entire resume",
-        "get-session-dir; per session resolve-session-file --session-dir <dir> --session-id          <id> (distinct files inside the directory) and write-session with session_id,          agent_name, repo_path, session_ref = that file, native_data = the checkpoint's          transcript, start_time 0001-01-01T00:00:00Z, null file lists; then          format-resume-command --session-id <id> per session",
+        "get-session-dir; per session resolve-session-file --session-dir <dir> --session-id          <id> (distinct files inside the directory; a session's own session_ref,          where the agent resumes from) and write-session with session_id,          agent_name, repo_path, session_ref = that file, native_data = the checkpoint's          transcript, start_time 0001-01-01T00:00:00Z, null file lists; then          format-resume-command --session-id <id> per session",
     ),
     (
         "entire rewind",
