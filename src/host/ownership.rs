@@ -221,6 +221,12 @@ fn built_in_claims(dir: &Path, places: &Places<'_>) -> Vec<Claim> {
         }
         let agents = agents(dir, places, older);
         let mine = owner(&dir.join("transcript.jsonl"), &agents).unwrap_or(places.agent);
+        let theirs = related
+            .iter()
+            .find(|b| b.agent == mine)
+            .map_or(String::new(), |b| {
+                b.resolve(places.home, places.repo).display().to_string()
+            });
         let skipped = skipped_built_ins(dir, places, older);
         let message = if !skipped.is_empty() {
             format!(
@@ -234,10 +240,9 @@ fn built_in_claims(dir: &Path, places: &Places<'_>) -> Vec<Claim> {
         } else if mine != places.agent {
             format!(
                 "get-session-dir is {}, inside the session directory of the built-in {mine} \
-                 ({}): {hosts}{LOOKUP}, and {mine:?} sorts before {:?}, so every event of this \
-                 plugin is skipped: it gets no checkpoints",
+                 ({theirs}): {hosts}{LOOKUP}, and {mine:?} sorts before {:?}, so every event of \
+                 this plugin is skipped: it gets no checkpoints",
                 dir.display(),
-                related[0].template,
                 places.agent
             )
         } else {
