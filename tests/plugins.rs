@@ -374,6 +374,54 @@ fn single_capability_faults_in_the_independent_plugin_are_caught() {
     }
 }
 
+/// A session directory that takes other agents' transcripts fails, the
+/// template's shared one warns, and a resume that restores where the agent
+/// never reads warns, each message naming whose events are skipped or both
+/// paths (issue 28).
+#[test]
+fn session_directories_and_resume_are_judged_by_whose_transcripts_they_take() {
+    // (fault, case, outcome, texts its message must carry)
+    for (fault, case, kind, texts) in [
+        (
+            "session-dir-repo-root",
+            "core.get-session-dir.non-empty",
+            "failed",
+            &["the work tree's root", "are skipped", "no checkpoints"][..],
+        ),
+        (
+            "session-dir-entire-tmp",
+            "core.get-session-dir.non-empty",
+            "warning",
+            &["shared staging directory", "sorts later is skipped"][..],
+        ),
+        (
+            "resolve-elsewhere",
+            "session.agent",
+            "warning",
+            &[
+                "restored/sess-replay-1.jsonl",
+                "keeps and resumes it at",
+                "/sess-replay-1.jsonl (the session_ref",
+                "`reference --resume sess-replay-1`",
+            ][..],
+        ),
+    ] {
+        let run = run_json(
+            &reference(),
+            &["--seed", "1", "--only", case],
+            &[("ENTIRE_AGENT_REFERENCE_FAULT", fault)],
+        );
+        assert_eq!(run.ids(kind), [case], "{fault}: {case} is {kind}");
+        let messages = run.messages(case);
+        for text in texts {
+            assert!(
+                messages.contains(text),
+                "{fault}: {text:?} not in {messages}"
+            );
+        }
+    }
+}
+
 /// The real bugs the wild shows (issue 10) still fail the default run, with
 /// no `--strict`: each breaks the host (a corrupted transcript, chunks over
 /// the limit, the user's files deleted, a failed resume, a broken session
@@ -389,6 +437,8 @@ fn real_bugs_fail_the_default_run() {
             "core.session.write-then-read",
         ),
         ("session-dir-empty", "core.get-session-dir.non-empty"),
+        // A session directory that takes other agents' transcripts (issue 28).
+        ("session-dir-repo-root", "core.get-session-dir.non-empty"),
         // The five breaks of the host's source (issue 19): each fails a
         // user command, so each fails the default run.
         (

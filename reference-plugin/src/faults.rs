@@ -88,6 +88,20 @@ faults! {
     SessionDirEmpty = "session-dir-empty",
     /// `get-session-dir` answers the relative directory `.reference/sessions`.
     SessionDirRelative = "session-dir-relative",
+    /// `get-session-dir` answers the work tree's root: the host's owner lookup
+    /// then gives this plugin every transcript under the repository, and the
+    /// events of the agents staged there (OpenCode, the template's plugins) are
+    /// skipped.
+    SessionDirRepoRoot = "session-dir-repo-root",
+    /// `get-session-dir` answers `<repo>/.entire/tmp`, the official template's
+    /// shared staging directory: fine alone, but beside another plugin of the
+    /// template the one that sorts later loses every event.
+    SessionDirEntireTmp = "session-dir-entire-tmp",
+    /// `resolve-session-file` answers `D/restored/ID.jsonl`: inside the session
+    /// directory, so the host accepts it, but the agent keeps and resumes the
+    /// session at `D/ID.jsonl` (the session_ref of its own Events), so
+    /// `entire resume` restores a file the agent never reads.
+    ResolveElsewhere = "resolve-elsewhere",
     /// `resolve-session-file` ignores the id and answers `D/session.jsonl`.
     ResolveDropsId = "resolve-drops-id",
     /// `resolve-session-file` names the file after the first 12 characters of the

@@ -80,6 +80,12 @@ pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
     let session_dir = match ctx.fault {
         Some(Fault::SessionDirEmpty) => String::new(),
         Some(Fault::SessionDirRelative) => ".reference/sessions".to_owned(),
+        Some(Fault::SessionDirRepoRoot) => repo_path.to_owned(),
+        Some(Fault::SessionDirEntireTmp) => Path::new(repo_path)
+            .join(".entire")
+            .join("tmp")
+            .to_string_lossy()
+            .into_owned(),
         _ => home
             .join(".reference")
             .join("projects")
@@ -119,6 +125,10 @@ pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> 
             check_session_id(session_id)?;
             let prefix: String = session_id.chars().take(TRUNCATED_ID_CHARS).collect();
             format!("{prefix}.jsonl")
+        }
+        Some(Fault::ResolveElsewhere) => {
+            check_session_id(session_id)?;
+            format!("restored/{session_id}.jsonl")
         }
         _ => {
             check_session_id(session_id)?;

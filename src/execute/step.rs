@@ -290,6 +290,7 @@ impl Run<'_> {
             .record(&case.id, &inv.args, inv.timeout, &outcome);
         let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
         let resolve = |s: &Source| self.resolve(s, &bindings, state);
+        let agent = crate::host::discovery::agent_name(self.plugin).unwrap_or_default();
         let ctx = StepContext {
             step,
             timeout_secs: inv.timeout.as_secs_f64(),
@@ -301,6 +302,7 @@ impl Run<'_> {
             covers: &case.covers,
             refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
             empty_is_unread: self.empty_is_unread(case, index, state),
+            agent: &agent,
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());

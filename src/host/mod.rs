@@ -14,6 +14,10 @@
 //! - [`decoding`]: one JSON value, Go integers ("How output is decoded");
 //! - [`discovery`]: file names, built-in names, `PATH`, the repository
 //!   setting ("Discovery and registration");
+//! - [`ownership`], [`builtin_dirs`]: whose transcript a path is, the
+//!   host's owner lookup over session directories, and the built-in agents'
+//!   directories ("The session directory claims what is not the plugin's",
+//!   "A shared staging directory");
 //! - [`chunker`]: the `--max-size` it asks, when it reassembles through the
 //!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
@@ -22,10 +26,12 @@
 //! This layer depends on no other layer of the crate.
 
 pub mod answers;
+pub mod builtin_dirs;
 pub mod chunker;
 pub mod decoding;
 pub mod discovery;
 pub mod invocation;
+pub mod ownership;
 pub mod session;
 mod severity;
 

@@ -8,7 +8,12 @@
 //! what `write-session` receives on resume and on rewind, and what each
 //! failure costs the user.
 
+use std::path::Path;
+
 use serde_json::{Value, json};
+
+use super::Severity;
+use super::ownership::contains;
 
 /// The Event types the host knows (1 to 7; newer hosts add 8 and 9, which
 /// have no effect for plugins).
@@ -170,7 +175,7 @@ pub const ORDER: &[(&str, &str)] = &[
     ("SessionEnd", "token calculation"),
     (
         "entire resume",
-        "get-session-dir; per session resolve-session-file --session-dir <dir> --session-id          <id> (distinct files inside the directory) and write-session with session_id,          agent_name, repo_path, session_ref = that file, native_data = the checkpoint's          transcript, start_time 0001-01-01T00:00:00Z, null file lists; then          format-resume-command --session-id <id> per session",
+        "get-session-dir; per session resolve-session-file --session-dir <dir> --session-id          <id> (distinct files inside the directory; a session's own session_ref,          where the agent resumes from) and write-session with session_id,          agent_name, repo_path, session_ref = that file, native_data = the checkpoint's          transcript, start_time 0001-01-01T00:00:00Z, null file lists; then          format-resume-command --session-id <id> per session",
     ),
     (
         "entire rewind",
@@ -236,6 +241,51 @@ pub fn write_session_input(
     })
 }
 
+/// Where `entire resume` restores a session, against where the agent
+/// reads it (host-behaviour.md, "Resume writes where the agent never reads";
+/// "The calls the host makes over a session, in order": write-session
+/// receives `session_ref` = the file `resolve-session-file` returned, and
+/// the agent then resumes from the file it wrote).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restored {
+    /// The very file the agent's Events named: the agent resumes it.
+    WhereTheAgentReads,
+    /// Another name in the directory the agent keeps it in: an agent that
+    /// resumes by session id from its own file finds nothing, one that
+    /// resumes the latest session of the directory does (a note).
+    SameDirectory,
+    /// Another directory: the restored session is never read; `entire
+    /// resume` reports success and the agent resumes nothing (a warning:
+    /// the host's own command succeeds).
+    Elsewhere,
+}
+
+impl Restored {
+    /// Compares the file `resolve-session-file` gave (`restored`) with the
+    /// `session_ref` of the session's own Events (`agent_reads`); relative
+    /// paths are relative to the work tree, the plugin's working directory.
+    pub fn of(agent_reads: &Path, restored: &Path, repo: &Path) -> Restored {
+        let (reads, restored) = (repo.join(agent_reads), repo.join(restored));
+        let same = |a: &Path, b: &Path| contains(a, b) && contains(b, a);
+        if same(&reads, &restored) {
+            return Restored::WhereTheAgentReads;
+        }
+        match (reads.parent(), restored.parent()) {
+            (Some(a), Some(b)) if same(a, b) => Restored::SameDirectory,
+            _ => Restored::Elsewhere,
+        }
+    }
+
+    /// What it costs: nothing, a note, or a warning.
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            Restored::WhereTheAgentReads => None,
+            Restored::SameDirectory => Some(Severity::Note),
+            Restored::Elsewhere => Some(Severity::Warning),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +317,20 @@ mod tests {
                 "session-end"
             ]
         );
+    }
+
+    #[test]
+    fn a_restore_elsewhere_warns_and_another_name_is_a_note() {
+        let repo = Path::new("/r");
+        let of = |a: &str, b: &str| Restored::of(Path::new(a), Path::new(b), repo);
+        assert_eq!(
+            of("/d/s.jsonl", "/d/./s.jsonl"),
+            Restored::WhereTheAgentReads
+        );
+        assert_eq!(of("/d/s.jsonl", "/d/s.json"), Restored::SameDirectory);
+        assert_eq!(of("/d/s.jsonl", "/d/restored/s.jsonl"), Restored::Elsewhere);
+        assert_eq!(of("/r/x/s", "x/s"), Restored::WhereTheAgentReads);
+        assert_eq!(Restored::Elsewhere.severity(), Some(Severity::Warning));
     }
 
     #[test]

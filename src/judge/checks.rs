@@ -61,6 +61,9 @@ pub struct StepContext<'a> {
     /// An all-zero answer counts as such a refusal too (the first answer of
     /// a generic pass: the plugin shows it did not read the transcript).
     pub empty_is_unread: bool,
+    /// The name the host registers the plugin under (`entire-agent-<name>`),
+    /// for the owner lookup's sorted name order.
+    pub agent: &'a str,
 }
 
 /// Checks one outcome.
@@ -484,6 +487,9 @@ fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Findi
         return Vec::new();
     }
     let severity = a.severity.unwrap_or(ctx.severity);
+    if a.own_session_dir == Some(true) {
+        return session_dir_claims(ctx, a, doc, severity);
+    }
     select(doc, &a.pointer)
         .into_iter()
         .filter_map(|(pointer, value)| {
@@ -502,6 +508,41 @@ fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Findi
                         expected,
                         actual,
                     }
+                })
+        })
+        .collect()
+}
+
+/// `own_session_dir: true`: what the host's owner lookup makes of the
+/// directory (`host::ownership::judge`), each finding with the host's
+/// weight capped at `severity`.
+fn session_dir_claims(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    doc: &Value,
+    severity: Severity,
+) -> Vec<Finding> {
+    let (repo, home) = (
+        std::path::Path::new(&ctx.bindings.repo),
+        std::path::Path::new(&ctx.bindings.home),
+    );
+    let places = crate::host::ownership::Places {
+        agent: ctx.agent,
+        repo,
+        home,
+    };
+    select(doc, &a.pointer)
+        .into_iter()
+        .filter_map(|(pointer, value)| Some((pointer, value?.as_str()?)))
+        .flat_map(|(pointer, dir)| {
+            crate::host::ownership::judge(std::path::Path::new(dir), &places)
+                .into_iter()
+                .map(move |claim| Finding {
+                    severity: claim.severity.min(severity),
+                    hard: false,
+                    message: format!("at {pointer}: {}", claim.message),
+                    expected: None,
+                    actual: None,
                 })
         })
         .collect()

@@ -112,6 +112,8 @@ fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {
         format!("decodes to at most {m} bytes")
     } else if a.file_exists.is_some() {
         "names an existing file".to_string()
+    } else if a.own_session_dir.is_some() {
+        "is a session directory of the plugin's own (the host's owner lookup)".to_string()
     } else if let Some(name) = &a.schema {
         format!("matches schema {name}")
     } else if a.empty.is_some() {

@@ -10,6 +10,7 @@ impl Play<'_, '_> {
         if !self.declared("hooks") {
             return;
         }
+        self.where_the_agent_keeps_it();
         match self.run.recording {
             Some(recording) => self.recorded_session(recording),
             None => self.generic_session(),
@@ -156,6 +157,7 @@ impl Play<'_, '_> {
                 .to_string()
         };
         let session_ref = text("session_ref");
+        self.remember_ref(&text("session_id"), &session_ref);
         match kind {
             EventType::TurnStart => self.turn_start(&session_ref, text("prompt")),
             EventType::TurnEnd => self.turn_end(&session_ref, &text("session_id")),

@@ -17,7 +17,8 @@
 //!
 //! This file holds the replay's state and how it calls the plugin;
 //! `agent` plays the agent session's hooks, `analysis` the TurnEnd
-//! analysis from the turn's offset, `restore` resume and rewind.
+//! analysis from the turn's offset, `restore` resume and rewind, `reads`
+//! where the agent keeps its transcript and whether resume restores there.
 
 use super::*;
 use crate::host::answers;
@@ -25,6 +26,7 @@ use crate::host::session::{self as host, EventType, Restore};
 
 mod agent;
 mod analysis;
+mod reads;
 mod restore;
 
 /// The generic session's id (the second session's adds `-other`).
@@ -70,6 +72,13 @@ struct Play<'p, 'r> {
     session_id: Option<String>,
     /// What `get-session-dir` answered, once asked.
     session_dir: Option<String>,
+    /// The transcript lives where the plugin's session directory says the
+    /// agent keeps it (`where_the_agent_keeps_it`), not in the scratch
+    /// directory.
+    placed: bool,
+    /// The `session_ref` the Events of each session id named last: where
+    /// the agent keeps, and resumes, that session.
+    refs: BTreeMap<String, String>,
     /// The current turn's offset, stored at TurnStart.
     offset: i64,
     /// The current turn's prompt, from its TurnStart.
@@ -127,6 +136,8 @@ impl<'p, 'r> Play<'p, 'r> {
             generic,
             session_id: None,
             session_dir: None,
+            placed: false,
+            refs: BTreeMap::new(),
             offset: 0,
             prompt: String::new(),
             earlier_prompts: Vec::new(),

@@ -38,8 +38,9 @@ impl Play<'_, '_> {
                 *held |= self.holds(restore, &sessions, &files, n);
             }
         }
-        for (id, _) in &sessions {
-            self.resume_command(id);
+        for (n, (id, _)) in sessions.iter().enumerate() {
+            let command = self.resume_command(id);
+            self.restores_where_the_agent_reads(id, &files[n], command.as_deref());
         }
         for (n, (id, bytes)) in sessions.iter().enumerate() {
             let back = self.read_session(id, &files[n], bytes);
@@ -187,23 +188,26 @@ impl Play<'_, '_> {
         false
     }
 
-    /// `format-resume-command`: only shown to the user.
-    fn resume_command(&mut self, id: &str) {
+    /// `format-resume-command`: only shown to the user; the command, when
+    /// there is one.
+    fn resume_command(&mut self, id: &str) -> Option<String> {
         let args = vec![
             "format-resume-command".into(),
             "--session-id".into(),
             id.into(),
         ];
         let label = format!("entire resume · session {id} · format-resume-command");
-        let Some(answer) = self.call(label, args, None) else {
-            return;
-        };
+        let answer = self.call(label, args, None)?;
         if !answer.ok() {
             let message = "format-resume-command failed: entire resume shows the user no command";
             self.find(Severity::Warning, message.to_string());
-            return;
+            return None;
         }
-        let _ = self.decoded("format-resume-command", &answer, Severity::Warning);
+        let json = self.decoded("format-resume-command", &answer, Severity::Warning)?;
+        json.get("command")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
     }
 
     /// `read-session` of one session (the protocol's rule, a warning: the

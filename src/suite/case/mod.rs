@@ -460,6 +460,12 @@ pub struct JsonAssert {
     /// host reads it at once).
     #[serde(default)]
     pub file_exists: Option<bool>,
+    /// The string must be a session directory of the plugin's own: the
+    /// host's owner lookup gives it no other agent's transcripts
+    /// (`host::ownership`; each finding has the host's weight, capped by the
+    /// assertion's severity).
+    #[serde(default)]
+    pub own_session_dir: Option<bool>,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
     pub when: Option<Condition>,
@@ -489,6 +495,7 @@ impl JsonAssert {
             base64_equals: None,
             schema: Some(schema.to_string()),
             file_exists: None,
+            own_session_dir: None,
             when: None,
             severity: Some(severity),
             because: Some(because.to_string()),

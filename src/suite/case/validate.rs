@@ -288,12 +288,14 @@ impl Known<'_> {
             a.base64_equals.is_some(),
             a.schema.is_some(),
             a.file_exists == Some(true),
+            a.own_session_dir == Some(true),
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
-                 inside, base64_max_len, base64_equals, schema, file_exists: true)",
+                 inside, base64_max_len, base64_equals, schema, file_exists: true, \
+                 own_session_dir: true)",
                 a.pointer
             ));
         }
