@@ -266,12 +266,20 @@ fn lost_values(want: &Value, got: Option<&Value>, at: &str, out: &mut Vec<String
             }
         }
         (Value::Array(items), Some(Value::Array(got))) => {
-            let gone: Vec<String> = items
-                .iter()
-                .filter(|i| !got.contains(i))
-                .map(short)
-                .collect();
+            let lost: Vec<&Value> = items.iter().filter(|i| !got.contains(i)).collect();
+            let (changed, gone): (Vec<_>, Vec<_>) = lost
+                .into_iter()
+                .map(|item| (item, same_folder(item, got)))
+                .partition(|(_, now)| now.is_some());
+            for (item, now) in changed {
+                let now = now.map_or(String::new(), short);
+                out.push(format!(
+                    "`{name}` has the user's item {} changed: now {now}",
+                    short(item)
+                ));
+            }
             if !gone.is_empty() {
+                let gone: Vec<String> = gone.iter().map(|(item, _)| short(item)).collect();
                 out.push(format!(
                     "`{name}` lost the user's {} {} (after: {})",
                     if gone.len() == 1 { "item" } else { "items" },
@@ -287,6 +295,18 @@ fn lost_values(want: &Value, got: Option<&Value>, at: &str, out: &mut Vec<String
             got.map_or("missing".to_string(), short)
         )),
     }
+}
+
+/// The item of `got` that names the same path as the user's object `item`
+/// (the same folder of a trust list, with other values).
+fn same_folder<'v>(item: &Value, got: &'v [Value]) -> Option<&'v Value> {
+    let Value::Object(want) = item else {
+        return None;
+    };
+    got.iter().find(|g| {
+        want.iter()
+            .any(|(k, v)| v.as_str().is_some_and(path_like) && g.get(k) == Some(v))
+    })
 }
 
 /// At most `MAX_LOSSES` losses, then how many more there are.
@@ -351,6 +371,14 @@ mod tests {
             "{text}"
         );
         assert_eq!(folders[1], json!({"path": UNTRUSTED, "trusted": false}));
+        let all_trusted = text.replace("trusted = false", "trusted = true");
+        let lost = losses(Format::Toml, &expect, &all_trusted);
+        assert_eq!(
+            lost,
+            vec![format!(
+                "`folders` has the user's item {{\"path\":\"{UNTRUSTED}\",\"trusted\":false}} changed: now {{\"path\":\"{UNTRUSTED}\",\"trusted\":true}}"
+            )]
+        );
         let map = r#"{"/tmp/s/repo": "TRUST_FOLDER"}"#;
         let (_, expect) = user_file(Format::Json, map).expect("planted");
         assert_eq!(doc(&expect)[UNTRUSTED], "DO_NOT_TRUST");
