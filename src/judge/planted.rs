@@ -100,6 +100,10 @@ fn is_own_entry(map: &Map<String, Value>) -> bool {
     command_key || !map.values().all(is_hook)
 }
 
+fn mentions_entire(key: &str) -> bool {
+    key.to_ascii_lowercase().contains("entire")
+}
+
 fn path_like(text: &str) -> bool {
     text.starts_with('/') || text.starts_with('~') || text.contains(":\\")
 }
@@ -110,7 +114,9 @@ fn add_siblings(plugin: &Value, user: &mut Value, top: bool, format: Format) {
     match plugin {
         Value::Object(map) if !is_own_entry(map) => {
             let Value::Object(slots) = user else { return };
-            for (key, value) in map {
+            // A key that mentions "entire" is the plugin's own, as a path
+            // that does (the `_entire_<agent>` record of what it installed).
+            for (key, value) in map.iter().filter(|(k, _)| !mentions_entire(k)) {
                 let empty = match value {
                     Value::Object(m) if !m.is_empty() && !is_own_entry(m) => {
                         Value::Object(Map::new())
@@ -121,7 +127,7 @@ fn add_siblings(plugin: &Value, user: &mut Value, top: bool, format: Format) {
                 let slot = slots.entry(key.clone()).or_insert(empty);
                 add_siblings(value, slot, false, format);
             }
-            let Some((key, first)) = map.iter().next() else {
+            let Some((key, first)) = map.iter().find(|(k, _)| !mentions_entire(k)) else {
                 return;
             };
             if path_like(key) {
@@ -131,7 +137,7 @@ fn add_siblings(plugin: &Value, user: &mut Value, top: bool, format: Format) {
                     if flag { UNTRUSTED } else { OTHER }.into(),
                     sibling(first, true),
                 );
-            } else if !top && !(format == Format::Ini && !first.is_string()) {
+            } else if !top && (format != Format::Ini || first.is_string()) {
                 slots.insert(USER_ENTRY.into(), sibling(first, false));
             }
         }
@@ -358,6 +364,13 @@ mod tests {
         );
         assert_eq!(want["agent_conform_user_model"], "user-model-7");
         assert!(!text.contains(HOOK_MARK), "{text}");
+    }
+
+    #[test]
+    fn nothing_is_planted_under_a_key_of_the_plugins_own() {
+        let plugin = r#"{"_entire_x": {"created_lists": ["Stop"], "created_file": true}, "hooks": {"Stop": []}}"#;
+        let (_, expect) = user_file(Format::Json, plugin).expect("planted");
+        assert!(doc(&expect).get("_entire_x").is_none(), "{expect:?}");
     }
 
     #[test]
