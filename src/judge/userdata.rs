@@ -6,8 +6,12 @@
 //! whether a plugin keeps it, so the harness plays the user: it snapshots the
 //! sandbox, plants its own files and JSON keys wherever the install wrote, and
 //! checks after a re-install and an uninstall that all of it is still there.
+//! A second pass starts over with every file the install touched already
+//! holding the user's content in that file's format (`judge::planted`).
 //! Paths that mention `entire` are the plugin's own (the guide's plugin-file
-//! pattern, `.pi/extensions/entire/index.ts`), so nothing is planted there.
+//! pattern, `.pi/extensions/entire/index.ts`), and so are the files a
+//! plugin's case files name in `own_files:` (host-behaviour "Plugins in the
+//! wild": a state file of the plugin's own), so nothing is planted there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
