@@ -358,3 +358,80 @@ fn a_renamed_install_count_only_degrades_and_the_lifecycle_is_still_checked() {
         assert!(run.ids("passed").iter().any(|p| p == id), "{id} passes");
     }
 }
+
+#[test]
+fn configs_in_toml_yaml_ini_and_a_trust_list_that_keep_the_users_content_pass_strict() {
+    // The user's own content is planted in each of its files (repository,
+    // XDG_CONFIG_HOME, HOME) before the install; the plugin merges into them.
+    let args = ["--strict", "--cases", &cases("manyformats")];
+    let run = run_json(&wild("manyformats"), &args, &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new(), "failures");
+    assert_eq!(run.ids("warning"), Vec::<String>::new(), "warnings");
+    assert_eq!(run.code, 0, "exit code");
+    assert!(
+        run.ids("passed")
+            .iter()
+            .any(|p| p == "hooks.user-data.existing-settings")
+    );
+}
+
+#[test]
+fn a_config_clobbered_in_any_format_or_a_trust_list_rewritten_fails_naming_file_and_key() {
+    let faults = [
+        (
+            "clobber-toml",
+            ".manyformats/hooks.toml (TOML",
+            "`agent_conform_user_model` was \"user-model-7\", now missing",
+        ),
+        (
+            "clobber-yaml",
+            "manyformats/config.yaml (YAML",
+            "`hooks` lost the user's items",
+        ),
+        (
+            "clobber-ini",
+            ".manyformats/settings.ini (INI",
+            "`hooks.agent_conform_user_entry` was \"echo agent-conform-user-hook\", now missing",
+        ),
+        (
+            "drop-trust",
+            ".manyformats/trusted.json (JSON",
+            "`folders` lost the user's items {\"path\":\"/home/user/trusted-project\",\"trusted\":true}",
+        ),
+        (
+            "trust-all",
+            ".manyformats/trusted.json (JSON",
+            "{\"path\":\"/home/user/untrusted-project\",\"trusted\":false} changed: now {\"path\":\"/home/user/untrusted-project\",\"trusted\":true}",
+        ),
+    ];
+    let args = [
+        "--only",
+        "hooks.user-data.*",
+        "--cases",
+        &cases("manyformats"),
+    ];
+    for (fault, file, key) in faults {
+        let run = run_json(&wild("manyformats"), &args, &[("MANYFORMATS_FAULT", fault)]);
+        let id = "hooks.user-data.existing-settings";
+        assert_eq!(run.ids("failed"), vec![id.to_string()], "{fault}");
+        let message = run.messages(id);
+        assert!(message.contains("user data lost in "), "{fault}: {message}");
+        assert!(message.contains(file), "{fault}: {message}");
+        assert!(message.contains(key), "{fault}: {message}");
+    }
+}
+
+#[test]
+fn a_state_file_of_the_plugins_own_must_be_named_or_it_is_the_users() {
+    // Without `own_files:`, the user's content planted in the plugin's state
+    // file must be kept too: the plugin deletes it on uninstall.
+    let run = run_json(&wild("manyformats"), &["--only", "hooks.user-data.*"], &[]);
+    let id = "hooks.user-data.existing-settings";
+    assert_eq!(run.ids("failed"), vec![id.to_string()]);
+    let message = run.messages(id);
+    assert!(
+        message.contains("the user's own file was deleted")
+            && message.contains("state/installed.json"),
+        "{message}"
+    );
+}

@@ -208,6 +208,10 @@ faults! {
     InstallReportsZero = "install-reports-zero",
     /// `install-hooks` writes a fresh settings file, dropping the user's keys and hooks.
     InstallClobbersSettings = "install-clobbers-settings",
+    /// `install-hooks` also writes `.git/hooks/pre-commit` (a script running
+    /// `entire hooks reference pre-commit`) over whatever the user had there,
+    /// and `uninstall-hooks` deletes it: the user's own git hook is gone for good.
+    InstallOverwritesGitHook = "install-overwrites-git-hook",
     /// `install-hooks` rejects `--local-dev`.
     InstallRejectsLocalDev = "install-rejects-local-dev",
     /// `install-hooks` rejects `--force`.

@@ -124,6 +124,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     if existing.as_ref() != Some(&settings) {
         save(&path, &settings)?;
     }
+    if ctx.fault(Fault::InstallOverwritesGitHook) {
+        overwrite_git_hook(ctx, true)?;
+    }
 
     let installed = if ctx.fault(Fault::InstallReportsZero) {
         0
@@ -141,6 +144,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
 pub fn uninstall_hooks(ctx: &Context, _request: &Request) -> Result<Output> {
     if ctx.fault(Fault::UninstallNoop) {
         return Ok(Output::Nothing);
+    }
+    if ctx.fault(Fault::InstallOverwritesGitHook) {
+        overwrite_git_hook(ctx, false)?;
     }
     let dir = ctx.repo_root()?.join(AGENT_DIR);
     if ctx.fault(Fault::UninstallDeletesDir) {
@@ -235,6 +241,24 @@ fn save(path: &Path, settings: &Settings) -> Result<()> {
     let temporary = path.with_extension(format!("json.tmp-{}", std::process::id()));
     fs::write(&temporary, text).context(|| format!("writing {}", temporary.display()))?;
     fs::rename(&temporary, path).context(|| format!("replacing {}", path.display()))
+}
+
+/// The `install-overwrites-git-hook` fault: write `.git/hooks/pre-commit`
+/// whatever was there (`install`), or delete it.
+fn overwrite_git_hook(ctx: &Context, install: bool) -> Result<()> {
+    let dir = ctx.repo_root()?.join(".git").join("hooks");
+    let path = dir.join("pre-commit");
+    if !install {
+        return match fs::remove_file(&path) {
+            Err(err) if err.kind() != ErrorKind::NotFound => {
+                Err(err).context(|| format!("removing {}", path.display()))
+            }
+            _ => Ok(()),
+        };
+    }
+    fs::create_dir_all(&dir).context(|| format!("creating {}", dir.display()))?;
+    let script = format!("#!/bin/sh\n{COMMAND_PREFIX}pre-commit \"$@\"\n");
+    fs::write(&path, script).context(|| format!("writing {}", path.display()))
 }
 
 /// Remove `dir` if it is empty. Failure is ignored: the hooks are gone, and an

@@ -79,6 +79,8 @@ struct Run<'a> {
     depot: Depot,
     plugin: &'a Path,
     samples: &'a [Sample],
+    /// The files that are the plugin's alone (`own_files:`).
+    own_files: &'a [String],
     /// The plugin's recorded agent session, if its cases have one.
     recording: Option<&'a crate::suite::case::Recording>,
     schemas: &'a Schemas,
@@ -106,6 +108,7 @@ pub fn run(
         depot: Depot::start(sandbox_maker(options)),
         plugin,
         samples: &suite.samples,
+        own_files: &suite.own_files,
         recording: suite.recording.as_ref(),
         schemas,
         fixtures: &suite.fixtures,
@@ -433,6 +436,7 @@ impl Run<'_> {
             unit,
             ..CaseState::default()
         };
+        state.user.set_own_files(self.own_files, &sandbox);
         let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
         if let Some(report) = strays(case, &sandbox) {
             state.reports.push(report);

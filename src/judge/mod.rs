@@ -3,5 +3,7 @@
 
 pub mod checks;
 pub mod discovery;
+pub mod formats;
+pub mod planted;
 pub mod roundtrip;
 pub mod userdata;

@@ -6,8 +6,12 @@
 //! whether a plugin keeps it, so the harness plays the user: it snapshots the
 //! sandbox, plants its own files and JSON keys wherever the install wrote, and
 //! checks after a re-install and an uninstall that all of it is still there.
+//! A second pass starts over with every file the install touched already
+//! holding the user's content in that file's format (`judge::planted`).
 //! Paths that mention `entire` are the plugin's own (the guide's plugin-file
-//! pattern, `.pi/extensions/entire/index.ts`), so nothing is planted there.
+//! pattern, `.pi/extensions/entire/index.ts`), and so are the files a
+//! plugin's case files name in `own_files:` (host-behaviour "Plugins in the
+//! wild": a state file of the plugin's own), so nothing is planted there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -17,6 +21,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::judge::checks::Finding;
+use crate::judge::formats::{self, Format};
+use crate::judge::planted::{self, Expect};
 use crate::running::sandbox::Sandbox;
 
 /// The name of the file the harness plants as the user's.
@@ -52,11 +58,40 @@ pub struct UserData {
     /// JSON files holding the user key: path and whether the user had the
     /// file before the plugin touched it.
     keys: BTreeMap<PathBuf, bool>,
-    /// JSON object files the install created or changed (sandbox-relative).
-    learnt: BTreeSet<String>,
+    /// Every file the install created or changed (sandbox-relative), with
+    /// what the plugin wrote there, except the plugin's own.
+    learnt: BTreeMap<String, String>,
+    /// The user's files in their formats, planted before an install: path,
+    /// sandbox-relative path, format and what must stay.
+    planted: BTreeMap<PathBuf, (String, Format, Expect)>,
+    /// The files that are the plugin's alone (`own_files:`), sandbox-relative;
+    /// one ending in `/` holds every path beneath it.
+    own: Vec<String>,
 }
 
 impl UserData {
+    /// Names the files that are the plugin's alone (`own_files:` of case
+    /// files: `{{repo}}/...` or `{{home}}/...`, a directory ending in `/`):
+    /// nothing of the user's is planted in them.
+    pub fn set_own_files(&mut self, own: &[String], sandbox: &Sandbox) {
+        let rel = |p: PathBuf| relative(sandbox.root(), &p);
+        self.own = own
+            .iter()
+            .map(|o| {
+                o.replace("{{repo}}", &rel(sandbox.repo()))
+                    .replace("{{home}}", &rel(sandbox.home()))
+            })
+            .collect();
+    }
+
+    fn is_own(&self, rel: &str) -> bool {
+        mentions_entire(rel)
+            || self
+                .own
+                .iter()
+                .any(|o| o == rel || (o.ends_with('/') && rel.starts_with(o.as_str())))
+    }
+
     /// Records the current tree under `name`.
     pub fn snapshot(&mut self, name: &str, sandbox: &Sandbox) {
         let tree = scan(sandbox);
@@ -180,13 +215,18 @@ impl UserData {
         let now = scan(sandbox);
         let mut findings = Vec::new();
         for (rel, entry) in &now {
-            if before.get(rel) == Some(entry) || mentions_entire(rel) {
+            if before.get(rel) == Some(entry) || self.is_own(rel) {
                 continue;
             }
             let path = sandbox.root().join(rel);
+            if matches!(entry, Entry::File(_))
+                && let Ok(text) = fs::read_to_string(&path)
+            {
+                self.learnt.insert(rel.clone(), text);
+            }
             let planted = match entry {
                 Entry::Dir(_) => self.plant_file(&path),
-                Entry::File(_) => self.plant_key(&path, rel, before.contains_key(rel)),
+                Entry::File(_) => self.plant_key(&path, before.contains_key(rel)),
             };
             if let Err(err) = planted {
                 findings.push(harness_problem(&path, &err));
@@ -205,7 +245,7 @@ impl UserData {
     }
 
     /// Adds the user key to a JSON object file; other files are left alone.
-    fn plant_key(&mut self, path: &Path, rel: &str, existed: bool) -> std::io::Result<()> {
+    fn plant_key(&mut self, path: &Path, existed: bool) -> std::io::Result<()> {
         let Ok(text) = fs::read(path) else {
             return Ok(());
         };
@@ -217,7 +257,6 @@ impl UserData {
             serde_json::to_string_pretty(&Value::Object(map)).map_err(std::io::Error::other)?;
         fs::write(path, pretty + "\n")?;
         self.keys.entry(path.to_path_buf()).or_insert(existed);
-        self.learnt.insert(rel.to_string());
         Ok(())
     }
 
@@ -248,6 +287,30 @@ impl UserData {
                 }
             }
         }
+        findings.extend(self.verify_planted());
+        findings
+    }
+
+    /// Every planted file still there with every key, item and line of the
+    /// user's.
+    fn verify_planted(&self) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        for (path, (rel, format, expect)) in &self.planted {
+            let Ok(text) = fs::read_to_string(path) else {
+                findings.push(lost(path, "the user's own file was deleted"));
+                continue;
+            };
+            let losses = planted::losses(*format, expect, &text);
+            if losses.is_empty() {
+                continue;
+            }
+            findings.push(Finding::failure(format!(
+                "user data lost in {rel} ({format}, the user's own file before the install): {} \
+                 (the guide: never destroy a user's own hooks or settings; a plugin must merge \
+                 its entries into the file and take out only its own)",
+                planted::summary(&losses)
+            )));
+        }
         findings
     }
 
@@ -263,7 +326,9 @@ impl UserData {
             .map(|(rel, _)| rel)
             .filter(|rel| {
                 let path = sandbox.root().join(rel);
-                !self.files.contains(&path) && !self.keys.contains_key(&path)
+                !self.files.contains(&path)
+                    && !self.keys.contains_key(&path)
+                    && !self.planted.contains_key(&path)
             })
             .collect();
         if left.is_empty() {
@@ -277,24 +342,29 @@ impl UserData {
     }
 
     /// Starts over in an empty repository and HOME that already hold every
-    /// learnt JSON file, with only the user's key in it.
+    /// file the install touched, each with the user's own content in its
+    /// format (git hooks included: `.git` stays, so they are overwritten).
     pub fn restart_with_learnt(&mut self, sandbox: &Sandbox) -> Vec<Finding> {
         if let Err(err) = sandbox.reset() {
             return vec![harness_problem(sandbox.root(), &err)];
         }
         self.files.clear();
         self.keys.clear();
+        self.planted.clear();
         let mut findings = Vec::new();
-        for rel in self.learnt.clone() {
+        for (rel, plugin_text) in self.learnt.clone() {
+            let format = formats::detect(&rel, &plugin_text);
+            let Some((text, expect)) = planted::user_file(format, &plugin_text) else {
+                continue;
+            };
             let path = sandbox.root().join(&rel);
-            let body = serde_json::json!({ USER_KEY: USER_VALUE });
             let written = path
                 .parent()
                 .map_or(Ok(()), fs::create_dir_all)
-                .and_then(|()| fs::write(&path, format!("{body:#}\n")));
+                .and_then(|()| fs::write(&path, text));
             match written {
                 Ok(()) => {
-                    self.keys.insert(path, true);
+                    self.planted.insert(path, (rel, format, expect));
                 }
                 Err(err) => findings.push(harness_problem(&path, &err)),
             }
@@ -321,10 +391,12 @@ fn mentions_entire(rel: &str) -> bool {
     rel.to_ascii_lowercase().contains("entire")
 }
 
-/// Scans the repository (without `.git`) and HOME.
+/// Scans the repository (without `.git`, but with its hooks) and HOME (the
+/// XDG directories are in it).
 fn scan(sandbox: &Sandbox) -> Tree {
     let mut tree = Tree::new();
-    for top in [sandbox.repo(), sandbox.home()] {
+    let git_hooks = sandbox.repo().join(".git").join("hooks");
+    for top in [sandbox.repo(), git_hooks, sandbox.home()] {
         walk(sandbox.root(), &top, &mut tree);
     }
     tree

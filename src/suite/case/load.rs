@@ -28,6 +28,11 @@ struct CaseFile {
     /// join the generated chunking round trips (and must always round-trip).
     #[serde(default)]
     transcripts: Vec<String>,
+    /// Files that are the plugin's alone (a state file in a directory it
+    /// creates): `{{repo}}/...` or `{{home}}/...`, a directory ending in `/`.
+    /// The user data cases plant nothing of the user's in them.
+    #[serde(default)]
+    own_files: Vec<String>,
     /// A recorded agent session (`docs/session-format.md`).
     #[serde(default)]
     session: Option<SessionSection>,
@@ -46,6 +51,8 @@ pub struct Suite {
     pub samples: Vec<Sample>,
     /// The plugin's recorded session (`session:` in a case file), if any.
     pub recording: Option<Recording>,
+    /// The files that are the plugin's alone (`own_files:` in case files).
+    pub own_files: Vec<String>,
 }
 
 /// A case file that cannot be used: file, line and reason.
@@ -88,9 +95,11 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
     let mut cases = Vec::new();
     let mut samples = Vec::new();
     let mut recording: Option<Recording> = None;
+    let mut own_files = Vec::new();
     for (n, (display, text)) in files.into_iter().enumerate() {
-        let (mut file_cases, transcripts, session) =
+        let (mut file_cases, transcripts, session, own) =
             parse_file(&display, &text, n < embedded_files)?;
+        own_files.extend(own);
         if let Some(session) = session {
             recording = Some(load_recording(
                 session,
@@ -141,6 +150,7 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
         fixtures,
         samples,
         recording,
+        own_files,
     })
 }
 
@@ -283,9 +293,9 @@ fn hold_own_events_to_the_host(case: &mut Case) {
     }
 }
 
-/// What one case file holds: its cases, its sample transcripts and its
-/// recorded session.
-type Parsed = (Vec<Case>, Vec<String>, Option<SessionSection>);
+/// What one case file holds: its cases, its sample transcripts, its
+/// recorded session and the plugin's own files.
+type Parsed = (Vec<Case>, Vec<String>, Option<SessionSection>, Vec<String>);
 
 fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
@@ -316,7 +326,7 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
             case
         })
         .collect();
-    Ok((cases, transcripts, file.session))
+    Ok((cases, transcripts, file.session, file.own_files))
 }
 
 /// Turns serde-saphyr's error into our one-line form: `file:line: reason`.

@@ -354,9 +354,10 @@ pub enum Action {
         #[serde(default)]
         read: Option<String>,
     },
-    /// Empties the repository and HOME, then creates every JSON file learnt
-    /// by `plant_user_data` holding only the user's own key, as a user who
-    /// already had those settings files.
+    /// Empties the repository and HOME, then creates every file learnt by
+    /// `plant_user_data` (every file the install created or changed, but the
+    /// plugin's own) holding the user's own content in its format, as a user
+    /// who already had those files (see `judge::planted`).
     RestartWithLearntFiles,
     /// The plugin's file name must be `entire-agent-<name>`.
     CheckFileName,
