@@ -42,6 +42,7 @@ use crate::suite::template::{Bindings, Template, expand_json};
 
 pub mod breaker;
 mod property;
+mod reach;
 mod session;
 mod step;
 mod transcripts;
@@ -89,6 +90,8 @@ struct Run<'a> {
     breaker: Breaker,
     /// The generated round-trip inputs, made once.
     corpora: &'a property::Corpora,
+    /// What the host can reach of this plugin, known after the gate.
+    reach: crate::host::reach::Reach,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -113,6 +116,7 @@ pub fn run(
         info: Value::Null,
         breaker: Breaker::new(options.fail_fast),
         corpora: &corpora,
+        reach: Default::default(),
     };
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
     let mut reports = Vec::new();
@@ -134,7 +138,10 @@ pub fn run(
     let info = (!run.info.is_null()).then(|| run.info.clone());
     let rest = match blocked {
         Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
-        None => run.parallel(&cases),
+        None => {
+            run.reach = run.probe_reach();
+            run.parallel(&cases)
+        }
     };
     reports.extend(rest);
     run.progress.done();
@@ -436,6 +443,10 @@ impl Run<'_> {
         let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
         if let Some(report) = strays(case, &sandbox) {
             state.reports.push(report);
+            outcome = worst(&state.reports);
+        }
+        self.weigh_by_reach(case, &mut state.reports);
+        if outcome == CaseOutcome::Failed {
             outcome = worst(&state.reports);
         }
         let mut report = report_shell(case, outcome);
