@@ -272,11 +272,14 @@ impl Play<'_, '_> {
             Some(first) if first != id => {
                 let message = format!(
                     "the session id changed within one agent session: {first:?} before, {id:?} \
-                     in this {} Event; the host splits the session, and `entire resume` names an \
-                     id the agent does not know",
+                     in this {} Event; the host splits the session",
                     kind.name()
                 );
                 self.find(Severity::Failure, message);
+                // Weighed once the resume command is known (host::reach).
+                let step = self.state.reports.len() - 1;
+                let finding = self.state.reports[step].findings.len() - 1;
+                self.renewals.push((step, finding));
             }
             Some(_) => {}
         }

@@ -203,7 +203,14 @@ impl Play<'_, '_> {
             self.find(Severity::Warning, message.to_string());
             return;
         }
-        let _ = self.decoded("format-resume-command", &answer, Severity::Warning);
+        let json = self.decoded("format-resume-command", &answer, Severity::Warning);
+        let command = json
+            .as_ref()
+            .and_then(|j| j.get("command"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let names = command.contains(id);
+        self.resume_names_id = Some(self.resume_names_id.unwrap_or(false) || names);
     }
 
     /// `read-session` of one session (the protocol's rule, a warning: the
