@@ -22,7 +22,9 @@ const ECHO_CHARS: usize = 200;
 /// text; a prompt with no text at all is an error.
 pub fn generate_text(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::GenerateTextMissing) {
-        return Err(Error::Usage("unknown subcommand: generate-text".to_string()));
+        return Err(Error::Usage(
+            "unknown subcommand: generate-text".to_string(),
+        ));
     }
     let model = request.args.value("--model");
     let prompt = String::from_utf8_lossy(&request.stdin);

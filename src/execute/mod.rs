@@ -548,6 +548,7 @@ fn strays(case: &Case, sandbox: &Sandbox) -> Option<StepReport> {
         list.join(", ")
     );
     let mut report = action_report("sandbox check", vec![Finding::hard(reason)]);
+    reach::soften_provoked(case, &mut report);
     downgrade(case, &mut report);
     Some(report)
 }

@@ -80,6 +80,46 @@ impl Run<'_> {
     }
 }
 
+/// Whether a case's own input hands the plugin an escaping reference (a
+/// `..` component in an argument or in its stdin JSON): a write outside
+/// the sandbox that follows it was provoked by the case, and counts at the
+/// case's severity rather than as a hard failure (issue 27: what the host
+/// can reach; the host never sends such a reference of its own making).
+pub(super) fn provokes_escape(case: &Case) -> bool {
+    let escapes = |text: &str| text.contains("/..") || text.contains("..\\");
+    case.steps.iter().any(|step| {
+        let args = step.value.args.iter().flatten().any(|a| escapes(a));
+        let stdin = match &step.value.stdin {
+            Some(Source::Json(value)) => escapes(&value.to_string()),
+            Some(Source::Text(text)) => escapes(text),
+            _ => false,
+        };
+        args || stdin
+    })
+}
+
+/// A write outside the sandbox that the case provoked ([`provokes_escape`])
+/// is no longer hard: the case's severity caps it.
+pub(super) fn soften_provoked(case: &Case, report: &mut StepReport) {
+    if !provokes_escape(case) {
+        return;
+    }
+    for finding in &mut report.findings {
+        let outside = finding
+            .message
+            .starts_with("the plugin tried to write outside")
+            || finding.message.starts_with("the plugin wrote outside");
+        if finding.hard && outside {
+            finding.hard = false;
+            finding.message = format!(
+                "{} (following the escaping reference this case gave it: counted at the case's \
+                 severity)",
+                finding.message
+            );
+        }
+    }
+}
+
 /// The subject of a case's harness actions: that of the subcommands its
 /// steps call, when they are all of one (a session store round trip, a
 /// hook install).

@@ -333,6 +333,7 @@ impl Run<'_> {
                 }
             }
         };
+        reach::soften_provoked(case, &mut report);
         downgrade(case, &mut report);
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);

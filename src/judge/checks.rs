@@ -143,7 +143,11 @@ fn missing_subcommand(ctx: &StepContext<'_>, out: &Outcome) -> Option<Finding> {
     if !crate::host::reach::names_missing_subcommand(&stderr) {
         return None;
     }
-    let said = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let said = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     let message = format!(
         "a declared capability without its subcommand: info declares {capability}, but the \
          call exited {} with \"{said}\"; the host calls it and {capability} gives the user \
