@@ -445,6 +445,16 @@ impl Play<'_, '_> {
         if answer.ok() {
             return Some(answer.stdout);
         }
+        if !self.recorded() {
+            // The generic payload's transcript, refused or rewritten into a
+            // reference the plugin cannot read: another agent's session,
+            // which the host never hands it (issue 27).
+            self.unverified(format!(
+                "read-transcript refused the session_ref {session_ref} that parse-hook made of \
+                 the generic payload (another agent's transcript)"
+            ));
+            return None;
+        }
         let message = format!(
             "hook fails at TurnEnd, no checkpoint: read-transcript exited {} for the session_ref \
              of the plugin's own Event",
