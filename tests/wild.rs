@@ -217,7 +217,8 @@ fn the_hosts_own_chunker_passes() {
 #[test]
 fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_the_resume() {
     // The session store round trip and the host session's resume fail, at
-    // the write: the host's `entire resume` fails there too.
+    // the write: the host's `entire resume` fails there too (the plugin
+    // declares hooks, so the host records and resumes its sessions).
     let run = run_json(&wild("nowrite"), &[], &[]);
     assert_eq!(
         outcome(&run, "failed"),
