@@ -34,6 +34,8 @@ impl Run<'_> {
                 return None;
             }
             let outcome = runner::run(&inv);
+            self.breaker
+                .record("the reach probe", &inv.args, inv.timeout, &outcome);
             let json = crate::host::decoding::decode_host_json(&outcome.stdout).ok();
             (outcome.exit_code() == Some(0)).then_some(json)
         };
