@@ -360,14 +360,14 @@ fn single_capability_faults_in_the_independent_plugin_are_caught() {
             "hook_response_writer.write",
             "does not carry the message",
         ),
-        // Without samples, a refusal of the generic transcript cannot be
-        // told from a missing subcommand: the capability is unverified, and
-        // the message quotes the plugin's stderr.
+        // "unknown subcommand" on stderr: the declared capability is
+        // missing (not another agent's format), at the host's severity for
+        // token counts, a warning; the message quotes the plugin's stderr.
         (
             "declared-missing",
             "token_calculator.*",
             "token_calculator.from-start",
-            "token_calculator, which info declares, is unverified",
+            "a declared capability without its subcommand: info declares token_calculator",
         ),
     ] {
         caught(name, &["--strict", "--only", only], "warning", case, needle);

@@ -217,7 +217,8 @@ fn the_hosts_own_chunker_passes() {
 #[test]
 fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_the_resume() {
     // The session store round trip and the host session's resume fail, at
-    // the write: the host's `entire resume` fails there too.
+    // the write: the host's `entire resume` fails there too (the plugin
+    // declares hooks, so the host records and resumes its sessions).
     let run = run_json(&wild("nowrite"), &[], &[]);
     assert_eq!(
         outcome(&run, "failed"),
@@ -433,5 +434,170 @@ fn a_state_file_of_the_plugins_own_must_be_named_or_it_is_the_users() {
         message.contains("the user's own file was deleted")
             && message.contains("state/installed.json"),
         "{message}"
+    );
+/// Runs the reference plugin with one of its faults, without --strict, and
+/// checks that these cases fail, one of them with `needle` in its messages:
+/// the faulty twin of a pattern that passes.
+fn twin_fails(fault: &str, failing: &[&str], needle: &str) {
+    let run = run_json(
+        &common::reference(),
+        &[],
+        &[("ENTIRE_AGENT_REFERENCE_FAULT", fault)],
+    );
+    let failed = outcome(&run, "failed");
+    for id in failing {
+        assert!(
+            failed.contains(*id),
+            "{fault}: {id} fails; failed: {failed:?}"
+        );
+    }
+    let messages: String = failing.iter().map(|id| run.messages(id)).collect();
+    assert!(
+        messages.contains(needle),
+        "{fault}: {needle:?} in {messages}"
+    );
+    assert_eq!(run.code, 1, "{fault}: exit code");
+}
+
+#[test]
+fn hooks_fired_by_the_agents_own_library_bend_written_rules_only() {
+    // install-hooks changes nothing and reports 0, uninstall-hooks changes
+    // nothing, are-hooks-installed is always true: every hook-install
+    // finding is a written rule only, a warning that says why.
+    passes_with(
+        "libhooks",
+        &[],
+        &[
+            "hooks.lifecycle.fresh-not-installed",
+            "hooks.lifecycle.install",
+            "hooks.lifecycle.uninstall",
+            "hooks.user-data.existing-settings",
+            "session.enable-remove",
+        ],
+        &[],
+    );
+    let run = run_json(&wild("libhooks"), &["--only", "hooks.lifecycle.*"], &[]);
+    let message = run.messages("hooks.lifecycle.fresh-not-installed");
+    assert!(
+        message.contains("the agent's own library fires this plugin's hooks"),
+        "{message}"
+    );
+    // The twin: are-hooks-installed true while install-hooks writes files.
+    twin_fails(
+        "are-installed-always-true",
+        &[
+            "hooks.lifecycle.fresh-not-installed",
+            "session.enable-remove",
+        ],
+        "not the expected value",
+    );
+}
+
+#[test]
+fn session_defects_of_a_plugin_without_hooks_are_latent() {
+    // One history file per repository: two sessions share a file, which
+    // would lose one on resume; the host records no session of a plugin
+    // without hooks, so that is latent: warnings that say so.
+    passes_with(
+        "onehistory",
+        &[],
+        &["core.resolve-session-file.distinct-ids", "session.agent"],
+        &["core.resolve-session-file.contains-id"],
+    );
+    let run = run_json(
+        &wild("onehistory"),
+        &["--only", "core.resolve-session-file.*"],
+        &[],
+    );
+    let message = run.messages("core.resolve-session-file.distinct-ids");
+    assert!(
+        message.contains("latent: the host records no session of this plugin (no `hooks`"),
+        "{message}"
+    );
+    // The twin: the same defect in a plugin with hooks breaks resume.
+    twin_fails(
+        "resolve-drops-id",
+        &["core.resolve-session-file.distinct-ids", "session.agent"],
+        "restoring both sessions",
+    );
+}
+
+#[test]
+fn a_session_id_renewed_at_every_turn_degrades_when_resume_names_none() {
+    // Each turn becomes a session of its own (a warning); the resume command
+    // names no id, so resume still works.
+    passes_with(
+        "turnids",
+        &[],
+        &["session.agent"],
+        &["core.format-resume-command.mentions-id"],
+    );
+    let run = run_json(&wild("turnids"), &["--only", "session.agent"], &[]);
+    let message = run.messages("session.agent");
+    assert!(
+        message.contains("a session id renewed at every turn"),
+        "{message}"
+    );
+    // The twin: a renewed id with a resume command that names it.
+    twin_fails(
+        "session-id-changes-after-turn-end",
+        &["session.agent"],
+        "the resume command names the session id",
+    );
+}
+
+#[test]
+fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_verified() {
+    // A position measured from the file's size, then no files and position
+    // 0, {} for tokens: not verified here, never judged as values.
+    passes_with(
+        "dbstore",
+        &[],
+        &["token_calculator.from-start"],
+        &[
+            "token_calculator.past-end",
+            "transcript_analyzer.modified-files",
+            "transcript_analyzer.prompts",
+            "transcript_analyzer.summary",
+        ],
+    );
+    let run = run_json(&wild("dbstore"), &["--only", "transcript_analyzer.*"], &[]);
+    let message = run.messages("transcript_analyzer.modified-files");
+    assert!(
+        message.contains("not verified here") && message.contains("measured from the file"),
+        "{message}"
+    );
+    // The twin: a plugin that reads the format and answers a wrong position.
+    twin_fails(
+        "position-wrong-current",
+        &["transcript_analyzer.modified-files"],
+        "current_position",
+    );
+}
+
+#[test]
+fn a_declared_capability_without_its_subcommand_is_missing_at_the_hosts_severity() {
+    // Token counts: the host logs the failure, a warning naming the
+    // capability, not "another agent's format".
+    passes_with(
+        "nocalc",
+        &[],
+        &["token_calculator.from-start"],
+        &["token_calculator.past-end"],
+    );
+    let run = run_json(&wild("nocalc"), &["--only", "token_calculator.*"], &[]);
+    let message = run.messages("token_calculator.from-start");
+    assert!(
+        message.contains(
+            "a declared capability without its subcommand: info declares token_calculator"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("another agent's format,"), "{message}");
+    // The twin: text generation missing fails `entire explain --generate`.
+    twin_fails(
+        "generate-text-missing",
+        &["text_generator.generate"],
+        "a declared capability without its subcommand: info declares text_generator",
     );
 }

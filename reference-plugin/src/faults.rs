@@ -304,6 +304,11 @@ faults! {
     /// --generate` fails ("Failed to generate summary"), the post-commit
     /// auto-summary saves checkpoints without a summary, the review report is empty.
     GenerateTextEmpty = "generate-text-empty",
+    /// `generate-text` answers like a missing subcommand ("unknown subcommand:
+    /// generate-text", exit 2) while `info` declares `text_generator`: a
+    /// declared capability without its subcommand; `entire explain
+    /// --generate` fails.
+    GenerateTextMissing = "generate-text-missing",
     /// `write-hook-response` prints nothing.
     HookResponseEmpty = "hook-response-empty",
     /// `extract-all-modified-files` ignores `--subagents-dir`.

@@ -42,6 +42,7 @@ use crate::suite::template::{Bindings, Template, expand_json};
 
 pub mod breaker;
 mod property;
+mod reach;
 mod session;
 mod step;
 mod transcripts;
@@ -91,6 +92,8 @@ struct Run<'a> {
     breaker: Breaker,
     /// The generated round-trip inputs, made once.
     corpora: &'a property::Corpora,
+    /// What the host can reach of this plugin, known after the gate.
+    reach: crate::host::reach::Reach,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -116,6 +119,7 @@ pub fn run(
         info: Value::Null,
         breaker: Breaker::new(options.fail_fast),
         corpora: &corpora,
+        reach: Default::default(),
     };
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
     let mut reports = Vec::new();
@@ -137,7 +141,10 @@ pub fn run(
     let info = (!run.info.is_null()).then(|| run.info.clone());
     let rest = match blocked {
         Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
-        None => run.parallel(&cases),
+        None => {
+            run.reach = run.probe_reach();
+            run.parallel(&cases)
+        }
     };
     reports.extend(rest);
     run.progress.done();
@@ -442,6 +449,10 @@ impl Run<'_> {
             state.reports.push(report);
             outcome = worst(&state.reports);
         }
+        self.weigh_by_reach(case, &mut state.reports);
+        if outcome == CaseOutcome::Failed {
+            outcome = worst(&state.reports);
+        }
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
@@ -541,6 +552,7 @@ fn strays(case: &Case, sandbox: &Sandbox) -> Option<StepReport> {
         list.join(", ")
     );
     let mut report = action_report("sandbox check", vec![Finding::hard(reason)]);
+    reach::soften_provoked(case, &mut report);
     downgrade(case, &mut report);
     Some(report)
 }

@@ -335,18 +335,29 @@ impl Run<'_> {
                 }
             }
         };
+        reach::soften_provoked(case, &mut report);
         downgrade(case, &mut report);
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
         end
     }
 
-    /// Whether an all-zero answer of step `index` counts as a refusal: the
-    /// first invocation of the generic pass of a case that allows it.
+    /// Whether an all-zero answer of step `index` counts as a refusal, in
+    /// the generic pass of a case that allows it: the first invocation, and
+    /// every one that reads the transcript from its start (`--offset 0`),
+    /// where the generic transcript has files, prompts and tokens to find.
+    /// `{}`, no files or position 0 there (after a position measured from
+    /// the file's size, say) shows the plugin read nothing of another
+    /// agent's format (issue 27, "Foreign input, per answer").
     fn empty_is_unread(&self, case: &Case, index: usize, state: &CaseState) -> bool {
         let generic = state.pass.as_ref().is_some_and(|p| p.sample.is_none());
+        let step = &case.steps[index].value;
         let first = case.steps.iter().position(|s| s.value.args.is_some()) == Some(index);
-        generic && first && case.for_each_transcript.is_some()
+        let from_start = step
+            .args
+            .as_ref()
+            .is_some_and(|args| args.windows(2).any(|w| w[0] == "--offset" && w[1] == "0"));
+        generic && (first || from_start) && case.for_each_transcript.is_some()
     }
 
     /// The outcome of an accepted refusal, given the plugin's own samples.

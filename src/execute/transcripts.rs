@@ -92,7 +92,29 @@ impl Run<'_> {
                 each.generic
             );
         }
-        let message = if each.unverified == Severity::Note {
+        if let Some(message) = self.declared_missing(case, each, step, state) {
+            return message;
+        }
+        let first = case
+            .steps
+            .iter()
+            .position(|s| s.value.args.is_some())
+            .map(|i| case.step_name(i));
+        let later = state
+            .reports
+            .last()
+            .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
+        let message = if later {
+            // An empty answer after the plugin had answered the same
+            // transcript (a position measured from the file's size, say).
+            format!(
+                "not verified here: the plugin read nothing of the generic transcript {} at \
+                 {step} (an empty answer after an earlier answer measured from the file): \
+                 another agent's format, which the host never sends it; its values are judged \
+                 only on a transcript it reads (name a sample of yours: `transcripts:`)",
+                each.generic
+            )
+        } else if each.unverified == Severity::Note {
             // The capability's warning says it all; the other cases note it.
             format!(
                 "the plugin refused (or read nothing of) the generic transcript {} at {step}; {} \
@@ -128,6 +150,61 @@ impl Run<'_> {
             last.findings.push(finding);
         }
         message
+    }
+}
+
+impl Run<'_> {
+    /// A refusal that says the subcommand does not exist ("unknown
+    /// subcommand"): the capability is declared but missing, reported at
+    /// the host's severity for it ([`crate::host::reach::missing_capability`])
+    /// on the case that carries the capability's warning, a note elsewhere.
+    fn declared_missing(
+        &self,
+        case: &Case,
+        each: &EachTranscript,
+        step: &str,
+        state: &mut CaseState,
+    ) -> Option<String> {
+        let last = state.reports.last()?;
+        if !crate::host::reach::names_missing_subcommand(&last.stderr_excerpt) {
+            return None;
+        }
+        let capability = case.group();
+        let subcommand = last.args.first().cloned().unwrap_or_default();
+        let said = last
+            .stderr_excerpt
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| shorten(l.trim(), 100))
+            .unwrap_or_default();
+        let (severity, message) = if each.unverified == Severity::Note {
+            (
+                Severity::Note,
+                format!(
+                    "{subcommand} is missing at {step} (\"{said}\"): {capability} is declared \
+                     but not implemented (see the capability's warning)"
+                ),
+            )
+        } else {
+            (
+                crate::host::reach::missing_capability(capability),
+                format!(
+                    "a declared capability without its subcommand: info declares {capability}, \
+                     but {subcommand} answers \"{said}\"; the host calls it, logs the failure, \
+                     and {capability} gives the user nothing (missing, not another agent's \
+                     format): implement {subcommand} or stop declaring {capability}"
+                ),
+            )
+        };
+        let mut finding = Finding {
+            severity,
+            ..Finding::failure(message.clone())
+        };
+        finding.cap(case.severity);
+        if let Some(last) = state.reports.last_mut() {
+            last.findings.push(finding);
+        }
+        Some(message)
     }
 }
 

@@ -20,6 +20,8 @@
 //!   "A shared staging directory");
 //! - [`chunker`]: the `--max-size` it asks, when it reassembles through the
 //!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
+//! - [`reach`]: which host paths reach a plugin, and so what a finding on
+//!   a path the host never takes for it weighs ("Plugins in the wild");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -32,6 +34,7 @@ pub mod decoding;
 pub mod discovery;
 pub mod invocation;
 pub mod ownership;
+pub mod reach;
 pub mod session;
 mod severity;
 

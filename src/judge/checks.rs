@@ -97,6 +97,10 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
             ));
             return Verdict::Checked(findings, None);
         }
+        (ExitExpect::Success, _) if let Some(missing) = missing_subcommand(ctx, out) => {
+            findings.push(missing);
+            return Verdict::Checked(findings, None);
+        }
         (ExitExpect::Success, _) => {
             let declared = ctx.capability.map_or(String::new(), |cap| {
                 format!(
@@ -131,6 +135,32 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
     }
     let json = check_stdout(ctx, out, &mut findings);
     Verdict::Checked(findings, json)
+}
+
+/// A call of a declared capability's subcommand that answers "unknown
+/// subcommand": the capability is missing, at the host's severity for it
+/// (host::reach).
+fn missing_subcommand(ctx: &StepContext<'_>, out: &Outcome) -> Option<Finding> {
+    let capability = ctx.capability?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !crate::host::reach::names_missing_subcommand(&stderr) {
+        return None;
+    }
+    let said = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let message = format!(
+        "a declared capability without its subcommand: info declares {capability}, but the \
+         call exited {} with \"{said}\"; the host calls it and {capability} gives the user \
+         nothing (missing): implement it or stop declaring {capability}",
+        status_text(out)
+    );
+    Some(Finding {
+        severity: crate::host::reach::missing_capability(capability),
+        ..Finding::failure(message)
+    })
 }
 
 /// Every value zero: `{}`, `null`, 0, "", false, empty lists, all the way

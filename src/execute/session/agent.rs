@@ -274,11 +274,14 @@ impl Play<'_, '_> {
             Some(first) if first != id => {
                 let message = format!(
                     "the session id changed within one agent session: {first:?} before, {id:?} \
-                     in this {} Event; the host splits the session, and `entire resume` names an \
-                     id the agent does not know",
+                     in this {} Event; the host splits the session",
                     kind.name()
                 );
                 self.find(Severity::Failure, message);
+                // Weighed once the resume command is known (host::reach).
+                let step = self.state.reports.len() - 1;
+                let finding = self.state.reports[step].findings.len() - 1;
+                self.renewals.push((step, finding));
             }
             Some(_) => {}
         }
@@ -443,6 +446,16 @@ impl Play<'_, '_> {
         let answer = self.call(format!("{label} · read-transcript"), args, None)?;
         if answer.ok() {
             return Some(answer.stdout);
+        }
+        if !self.recorded() {
+            // The generic payload's transcript, refused or rewritten into a
+            // reference the plugin cannot read: another agent's session,
+            // which the host never hands it (issue 27).
+            self.unverified(format!(
+                "read-transcript refused the session_ref {session_ref} that parse-hook made of \
+                 the generic payload (another agent's transcript)"
+            ));
+            return None;
         }
         let message = format!(
             "hook fails at TurnEnd, no checkpoint: read-transcript exited {} for the session_ref \

@@ -53,6 +53,7 @@ impl Run<'_> {
         if !play.stopped {
             play.restore_two_sessions();
         }
+        play.weigh_renewals();
         let note = play.unverified.clone();
         (conclude(state), note)
     }
@@ -95,6 +96,11 @@ struct Play<'p, 'r> {
     stopped: bool,
     /// Number of the next stdin file.
     stdin_files: usize,
+    /// The findings of a session id renewed within the agent session (step
+    /// and finding index), weighed once the resume command is known.
+    renewals: Vec<(usize, usize)>,
+    /// Whether a resume command named its session id (none: not asked).
+    resume_names_id: Option<bool>,
 }
 
 /// The answer of one call.
@@ -146,6 +152,8 @@ impl<'p, 'r> Play<'p, 'r> {
             unverified: None,
             stopped: false,
             stdin_files: 0,
+            renewals: Vec::new(),
+            resume_names_id: None,
         }
     }
 
@@ -209,6 +217,28 @@ impl<'p, 'r> Play<'p, 'r> {
             code: outcome.exit_code(),
             stdout: outcome.stdout,
         })
+    }
+
+    /// The weight of a renewed session id: a failure only when the resume
+    /// command names the session id ([`crate::host::reach::renewed_session_id`]);
+    /// unknown (the restore never got there) counts as naming it.
+    fn weigh_renewals(&mut self) {
+        if self.renewals.is_empty() {
+            return;
+        }
+        let names = self.resume_names_id.unwrap_or(true);
+        let (severity, why) = crate::host::reach::renewed_session_id(names);
+        for &(step, n) in &self.renewals {
+            if let Some(f) = self
+                .state
+                .reports
+                .get_mut(step)
+                .and_then(|r| r.findings.get_mut(n))
+            {
+                f.severity = severity;
+                f.message = format!("{}: {why}", f.message);
+            }
+        }
     }
 
     /// Adds a finding to the last step of the timeline; a failure ends the

@@ -203,11 +203,15 @@ impl Play<'_, '_> {
             self.find(Severity::Warning, message.to_string());
             return None;
         }
-        let json = self.decoded("format-resume-command", &answer, Severity::Warning)?;
-        json.get("command")
+        let json = self.decoded("format-resume-command", &answer, Severity::Warning);
+        let command = json
+            .as_ref()
+            .and_then(|j| j.get("command"))
             .and_then(Value::as_str)
-            .filter(|c| !c.is_empty())
-            .map(String::from)
+            .unwrap_or("");
+        let names = command.contains(id);
+        self.resume_names_id = Some(self.resume_names_id.unwrap_or(false) || names);
+        Some(command.to_string()).filter(|c| !c.is_empty())
     }
 
     /// `read-session` of one session (the protocol's rule, a warning: the

@@ -667,6 +667,37 @@ class Plugin:
                     break
         self.emit({"installed": installed})
 
+    def guide_parse_hook(self, args):
+        """`parse-hook` for the guide's Claude Code shaped payloads
+        (`session_id`, `transcript_path`, `prompt`) and the hooks of
+        `self.hooks`: a payload without a session id, or a TurnStart/TurnEnd
+        without a transcript path, gives `null`."""
+        flags = self.flags(args, ("hook",), required=("hook",))
+        event_type = {h[0]: h[2] for h in self.hooks}.get(flags["hook"])
+        data = read_stdin()
+        if event_type is None:
+            write_json(None)  # not a hook of ours: no lifecycle significance
+            return
+        if not data.strip():
+            raise PluginError("empty hook input")
+        what = "hook payload"
+        payload = parse_json_object(data, what)
+        session_id = get_str(payload, "session_id", what)
+        transcript = get_str(payload, "transcript_path", what)
+        prompt = get_str(payload, "prompt", what)
+        if not session_id:
+            write_json(None)  # nothing to attach the event to
+            return
+        event = {"type": event_type, "session_id": session_id, "timestamp": now_rfc3339()}
+        if event_type in (TURN_START, TURN_END):
+            if not transcript:
+                write_json(None)  # the host needs the transcript of a turn
+                return
+            event["session_ref"] = transcript
+        if event_type == TURN_START and prompt:
+            event["prompt"] = prompt
+        write_json(event)
+
     # ------------------------------------------------------------- dispatch
 
     def command(self, subcommand):
