@@ -435,6 +435,8 @@ fn a_state_file_of_the_plugins_own_must_be_named_or_it_is_the_users() {
             && message.contains("state/installed.json"),
         "{message}"
     );
+}
+
 /// Runs the reference plugin with one of its faults, without --strict, and
 /// checks that these cases fail, one of them with `needle` in its messages:
 /// the faulty twin of a pattern that passes.
