@@ -496,20 +496,25 @@ impl Run<'_> {
                 StepEnd::Continue => {}
                 StepEnd::Stop => break,
                 StepEnd::Refused(outcome, note) => {
-                    let finding = match outcome {
-                        RefusalOutcome::Pass => None,
-                        RefusalOutcome::Warning => Some(Finding::warning(note.clone())),
-                        RefusalOutcome::Note => Some(Finding::note(note.clone())),
-                    };
-                    if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
-                        finding.cap(case.severity);
-                        last.findings.push(finding);
-                    }
+                    refusal_finding(case, state, outcome, &note);
                     return (worst(&state.reports), Some(note));
                 }
             }
         }
         (conclude(state), note)
+    }
+}
+
+/// An accepted refusal's finding (none for `pass`), on the refused step.
+fn refusal_finding(case: &Case, state: &mut CaseState, outcome: RefusalOutcome, note: &str) {
+    let finding = match outcome {
+        RefusalOutcome::Pass => None,
+        RefusalOutcome::Warning => Some(Finding::warning(note)),
+        RefusalOutcome::Note => Some(Finding::note(note)),
+    };
+    if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
+        finding.cap(case.severity);
+        last.findings.push(finding);
     }
 }
 

@@ -5,6 +5,7 @@
 //! the judgement, reproduce data), kept together on purpose.
 
 use super::*;
+use crate::host::positions;
 
 impl Run<'_> {
     /// An invocation of the plugin in the sandbox, with the host's limits.
@@ -110,6 +111,11 @@ impl Run<'_> {
                 .pass
                 .as_ref()
                 .map(|pass| pass.bytes.to_vec())
+                .ok_or_else(|| "no current transcript outside for_each_transcript".to_string()),
+            Source::CurrentTranscriptFragment => state
+                .pass
+                .as_ref()
+                .map(|pass| positions::fragment(&pass.name, &pass.bytes))
                 .ok_or_else(|| "no current transcript outside for_each_transcript".to_string()),
         }
     }

@@ -16,6 +16,8 @@
 //!   setting ("Discovery and registration");
 //! - [`chunker`]: the `--max-size` it asks, when it reassembles through the
 //!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
+//! - [`positions`]: transcript positions in the host's unit, a line count
+//!   ("Positions and offsets: the host counts lines");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -26,6 +28,7 @@ pub mod chunker;
 pub mod decoding;
 pub mod discovery;
 pub mod invocation;
+pub mod positions;
 pub mod session;
 mod severity;
 

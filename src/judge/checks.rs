@@ -484,6 +484,9 @@ fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Findi
         return Vec::new();
     }
     let severity = a.severity.unwrap_or(ctx.severity);
+    if let Some(file) = &a.host_lines {
+        return super::positions::host_lines(ctx.bindings, file, &a.pointer, severity, doc);
+    }
     select(doc, &a.pointer)
         .into_iter()
         .filter_map(|(pointer, value)| {

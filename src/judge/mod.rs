@@ -3,5 +3,6 @@
 
 pub mod checks;
 pub mod discovery;
+pub mod positions;
 pub mod roundtrip;
 pub mod userdata;

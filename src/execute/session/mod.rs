@@ -38,6 +38,9 @@ const TURN1_FILE: &str = "src/auth.go";
 /// at the start, after turn 1, after turn 2.
 const GENERIC_LINES: [usize; 3] = [1, 4, usize::MAX];
 
+/// The TurnEnd offset of turn 1: the plugin's own answer at TurnStart.
+const OFFSET_FROM_TURN_START: &str = "the offset get-transcript-position gave at TurnStart";
+
 impl Run<'_> {
     /// Plays the host session; returns the outcome and a note.
     pub(super) fn host_session(
@@ -70,8 +73,11 @@ struct Play<'p, 'r> {
     session_id: Option<String>,
     /// What `get-session-dir` answered, once asked.
     session_dir: Option<String>,
-    /// The current turn's offset, stored at TurnStart.
+    /// The current turn's offset, stored at TurnStart (at TurnEnd, the
+    /// offset the analysis gets: see `analysis`).
     offset: i64,
+    /// Where the offset the TurnEnd analysis got comes from, for messages.
+    offset_from: &'static str,
     /// The current turn's prompt, from its TurnStart.
     prompt: String,
     /// The prompts of earlier turns (turn 2 must not see them again).
@@ -128,6 +134,7 @@ impl<'p, 'r> Play<'p, 'r> {
             session_id: None,
             session_dir: None,
             offset: 0,
+            offset_from: OFFSET_FROM_TURN_START,
             prompt: String::new(),
             earlier_prompts: Vec::new(),
             turn: 0,

@@ -234,6 +234,11 @@ pub enum Source {
     Path(String),
     /// The bytes of the current transcript of a `for_each_transcript` case.
     CurrentTranscript,
+    /// A checkpoint's line slice of the current transcript: its lines from
+    /// the middle on, without the first (a header), as `entire explain
+    /// --generate` writes it for `compact-transcript`
+    /// ([`crate::host::positions::fragment`]).
+    CurrentTranscriptFragment,
     /// A JSON object padded with an extra string field up to `bytes` bytes
     /// (hostile-input cases: a payload far larger than any real hook's).
     PaddedJson {
@@ -460,6 +465,12 @@ pub struct JsonAssert {
     /// host reads it at once).
     #[serde(default)]
     pub file_exists: Option<bool>,
+    /// The number must be the host's line count of this transcript file (a
+    /// template, usually `{{transcript}}`): a failure for a JSONL
+    /// transcript, a note for one JSON document
+    /// ([`crate::host::positions::judge`]).
+    #[serde(default)]
+    pub host_lines: Option<String>,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
     pub when: Option<Condition>,
@@ -489,6 +500,7 @@ impl JsonAssert {
             base64_equals: None,
             schema: Some(schema.to_string()),
             file_exists: None,
+            host_lines: None,
             when: None,
             severity: Some(severity),
             because: Some(because.to_string()),

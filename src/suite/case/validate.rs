@@ -260,10 +260,12 @@ impl Known<'_> {
                 "no file {path} (a path: source is relative to the case file)"
             )),
             Source::Path(_) => Ok(()),
-            Source::CurrentTranscript if !self.each_transcript => {
+            Source::CurrentTranscript | Source::CurrentTranscriptFragment
+                if !self.each_transcript =>
+            {
                 Err("current_transcript needs for_each_transcript".to_string())
             }
-            Source::CurrentTranscript => Ok(()),
+            Source::CurrentTranscript | Source::CurrentTranscriptFragment => Ok(()),
         }
     }
 
@@ -288,16 +290,17 @@ impl Known<'_> {
             a.base64_equals.is_some(),
             a.schema.is_some(),
             a.file_exists == Some(true),
+            a.host_lines.is_some(),
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
-                 inside, base64_max_len, base64_equals, schema, file_exists: true)",
+                 inside, base64_max_len, base64_equals, schema, file_exists: true, host_lines)",
                 a.pointer
             ));
         }
-        for text in [&a.contains, &a.base64_max_len, &a.inside]
+        for text in [&a.contains, &a.base64_max_len, &a.inside, &a.host_lines]
             .into_iter()
             .flatten()
         {
