@@ -246,6 +246,12 @@ faults! {
     /// agent does not know. Before the first TurnEnd every id is right.
     SessionIdChangesAfterTurnEnd = "session-id-changes-after-turn-end",
 
+    /// `parse-hook` reads its payload with a 100 ms deadline, as plugins in
+    /// the wild do, and when what arrived by then is no JSON, invents a
+    /// session id (`reference-<pid>`) for the hook's Event: on a loaded
+    /// machine, where the payload arrives later, the session is split.
+    StdinDeadline = "stdin-deadline",
+
     // --- transcript analysis ---
     /// `get-transcript-position` answers the position as a string.
     PositionString = "position-string",

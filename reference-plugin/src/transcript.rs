@@ -246,13 +246,7 @@ mod tests {
 
     #[test]
     fn positions_count_lines() {
-        for (content, expected) in [
-            ("", 0),
-            ("a", 1),
-            ("a\n", 1),
-            ("a\nb", 2),
-            ("a\nb\n", 2),
-        ] {
+        for (content, expected) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("a\nb\n", 2)] {
             assert_eq!(position(content.as_bytes()), expected, "{content:?}");
             assert_eq!(lines(content.as_bytes()).count(), expected, "{content:?}");
         }

@@ -629,6 +629,9 @@ struct CaseState {
     user: UserData,
     captures: BTreeMap<String, Value>,
     stdouts: BTreeMap<String, Vec<u8>>,
+    /// The exit code and stdout of each element of a `for_each` step, by
+    /// step name and element (for `same_answer_as:`).
+    item_answers: BTreeMap<(String, usize), (Option<i32>, Vec<u8>)>,
     reports: Vec<StepReport>,
     last_json: Option<Value>,
     /// Why the case stopped before a call the breaker refused.

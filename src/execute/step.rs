@@ -6,6 +6,8 @@
 
 use super::*;
 use crate::host::positions;
+use crate::running::runner::Outcome;
+use crate::suite::case::Step;
 
 impl Run<'_> {
     /// An invocation of the plugin in the sandbox, with the host's limits.
@@ -143,6 +145,9 @@ impl Run<'_> {
                 .push(setup_failure(&case.step_name(index), &[], reason));
             return StepEnd::Stop;
         };
+        if step.stdin_delay_ms.is_some() {
+            return self.invoke_at_once(case, index, items, sandbox, state);
+        }
         for (n, item) in items.iter().enumerate() {
             match self.invoke(case, index, Some((n, item)), sandbox, state) {
                 StepEnd::Continue => {}
@@ -263,6 +268,67 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> StepEnd {
+        match self.ready(case, index, item, sandbox, state) {
+            Ok(ready) => {
+                let outcome = runner::run(&ready.inv);
+                self.judged(case, index, item, sandbox, state, ready, outcome)
+            }
+            Err(end) => end,
+        }
+    }
+
+    /// Runs a `for_each` step whose stdin arrives late (`stdin_delay_ms`)
+    /// for every element at once, so that the waits overlap, then judges
+    /// each call in order.
+    pub(super) fn invoke_at_once(
+        &self,
+        case: &Case,
+        index: usize,
+        items: &[Value],
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> StepEnd {
+        let mut calls = Vec::new();
+        for (n, item) in items.iter().enumerate() {
+            match self.ready(case, index, Some((n, item)), sandbox, state) {
+                Ok(ready) => calls.push(ready),
+                Err(end) => return end,
+            }
+        }
+        let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+            let running: Vec<_> = calls
+                .iter()
+                .map(|ready| scope.spawn(|| runner::run(&ready.inv)))
+                .collect();
+            running
+                .into_iter()
+                .map(|handle| {
+                    handle.join().unwrap_or_else(|_| {
+                        Outcome::empty(Termination::SpawnFailed("the call panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        for (n, (ready, outcome)) in calls.into_iter().zip(outcomes).enumerate() {
+            let item = Some((n, &items[n]));
+            match self.judged(case, index, item, sandbox, state, ready, outcome) {
+                StepEnd::Continue => {}
+                other => return other,
+            }
+        }
+        StepEnd::Continue
+    }
+
+    /// The call of step `index` ready to run, its stdin saved; the end of
+    /// the step when it cannot run (a setup failure, the breaker).
+    fn ready(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> Result<Ready, StepEnd> {
         let step = &case.steps[index].value;
         let base = case.step_name(index);
         let mut name = match item {
@@ -284,14 +350,39 @@ impl Run<'_> {
             Err(reason) => {
                 let args = step.args.clone().unwrap_or_default();
                 state.reports.push(setup_failure(&name, &args, reason));
-                return StepEnd::Stop;
+                return Err(StepEnd::Stop);
             }
         };
         if let Some(reason) = self.breaker.refuse(&inv.args) {
             state.cut = Some(reason);
-            return StepEnd::Stop;
+            return Err(StepEnd::Stop);
         }
-        let outcome = runner::run(&inv);
+        Ok(Ready {
+            name,
+            inv,
+            stdin_file,
+        })
+    }
+
+    /// Judges the outcome of a call of step `index` and records its report.
+    #[allow(clippy::too_many_arguments)]
+    fn judged(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+        ready: Ready,
+        outcome: Outcome,
+    ) -> StepEnd {
+        let step = &case.steps[index].value;
+        let base = case.step_name(index);
+        let Ready {
+            name,
+            inv,
+            stdin_file,
+        } = ready;
         self.breaker
             .record(&case.id, &inv.args, inv.timeout, &outcome);
         let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
@@ -339,6 +430,13 @@ impl Run<'_> {
                 }
             }
         };
+        if let Some((n, _)) = item {
+            report
+                .findings
+                .extend(late_answer(step, n, &outcome, state));
+            let answer = (outcome.exit_code(), outcome.stdout.clone());
+            state.item_answers.insert((base.clone(), n), answer);
+        }
         downgrade(case, &mut report);
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
@@ -412,8 +510,31 @@ impl Run<'_> {
         };
         let mut inv = self.invocation(sandbox, args, timeout);
         inv.stdin = stdin;
+        inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
         Ok((inv, stdin_file))
     }
+}
+
+/// A call of a step, ready to run.
+struct Ready {
+    /// The step's display name (with its element and sample).
+    name: String,
+    inv: Invocation,
+    stdin_file: Option<PathBuf>,
+}
+
+/// `same_answer_as:` of element `n`: the finding when this answer differs
+/// from the named step's answer for the same element.
+fn late_answer(step: &Step, n: usize, outcome: &Outcome, state: &CaseState) -> Option<Finding> {
+    let same = step.expect.same_answer_as.as_ref()?;
+    let (code, stdout) = state.item_answers.get(&(same.step.clone(), n))?;
+    crate::judge::late::compare(
+        (*code, stdout),
+        (outcome.exit_code(), &outcome.stdout),
+        step.stdin_delay_ms.unwrap_or(0),
+        same.severity,
+        &same.because,
+    )
 }
 
 /// A refusal the case goes on after: its finding (none for `pass`) and the

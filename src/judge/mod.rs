@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod discovery;
+pub mod late;
 pub mod positions;
 pub mod roundtrip;
 pub mod userdata;

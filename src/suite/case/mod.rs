@@ -271,6 +271,12 @@ pub struct Step {
     /// subcommands without input.
     #[serde(default)]
     pub stdin: Option<Source>,
+    /// Deliver stdin in two parts, split at the middle, the second this many
+    /// milliseconds after the first (a payload that arrives late). The
+    /// invocations of a `for_each` step with a delay run at once, so the
+    /// waits overlap.
+    #[serde(default)]
+    pub stdin_delay_ms: Option<u64>,
     /// What must come back.
     #[serde(default)]
     pub expect: Expect,
@@ -303,6 +309,23 @@ pub struct Expect {
     /// string's escaped form (a template).
     #[serde(default)]
     pub stdout_carries: Option<String>,
+    /// The answer must say what an earlier step's answer said for the same
+    /// `for_each` element: a refusal, no Event, or an Event of the same type
+    /// and session id.
+    #[serde(default)]
+    pub same_answer_as: Option<SameAnswer>,
+}
+
+/// `same_answer_as:`: the earlier step whose answer this one must repeat.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SameAnswer {
+    /// The earlier step, by name.
+    pub step: String,
+    /// The weight of a different answer.
+    pub severity: Severity,
+    /// Why, shown with the finding.
+    pub because: String,
 }
 
 /// Things the harness does between invocations, to check what no single

@@ -155,6 +155,18 @@ impl Known<'_> {
         if let Some(stdin) = &step.stdin {
             self.check_source(stdin, captures, names)?;
         }
+        if step.stdin_delay_ms.is_some() && step.stdin.is_none() {
+            return Err("stdin_delay_ms needs a stdin to deliver late".to_string());
+        }
+        if let Some(same) = &step.expect.same_answer_as
+            && (!names.contains(&same.step) || step.for_each.is_none())
+        {
+            return Err(format!(
+                "same_answer_as names {:?}, which must be an earlier for_each step of this case, \
+                 and the step itself must be a for_each step",
+                same.step
+            ));
+        }
         if let Some(name) = &step.expect.stdout_schema {
             self.check_schema(name)?;
         }
