@@ -50,6 +50,25 @@ fn outcome(run: &Run, kind: &str) -> BTreeSet<String> {
     run.ids(kind).into_iter().collect()
 }
 
+/// The case sandboxes (`agent-conform-<case>-…`) under `dir`, looked for
+/// `depth` levels down (the runs folder, a run's folder).
+fn case_sandboxes(dir: &std::path::Path, depth: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a readable sandbox dir") {
+        let path = entry.expect("a sandbox dir entry").path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name.starts_with("agent-conform-") && name != "agent-conform-runs" {
+            found.push(path);
+        } else if path.is_dir() && depth > 0 {
+            found.extend(case_sandboxes(&path, depth - 1));
+        } else if name != ".agent-conform-run" {
+            // A run folder's marker file is no sandbox.
+            found.push(path);
+        }
+    }
+    found
+}
+
 /// The names of the steps of a case.
 fn step_names(run: &Run, id: &str) -> Vec<String> {
     let cases = run.report["cases"].as_array().cloned().unwrap_or_default();
@@ -132,14 +151,7 @@ fn own_transcript_format_with_samples_gets_the_full_transcript_checks() {
     // Every other case passed, so no other sandbox is left: not even those
     // of the round trip's units that refused a generated input (kept until
     // the merged case was judged). The two noted cases keep theirs.
-    let mut left = Vec::new();
-    for entry in std::fs::read_dir(sandboxes.path()).expect("sandbox dir") {
-        let path = entry.expect("a sandbox dir entry").path();
-        match std::fs::read_dir(&path) {
-            Ok(inner) => left.extend(inner.map(|e| e.expect("an entry").path())),
-            Err(_) => left.push(path),
-        }
-    }
+    let left = case_sandboxes(sandboxes.path(), 3);
     let noted = |p: &PathBuf| {
         let name = p.file_name().unwrap_or_default().to_string_lossy();
         name.contains("transcript-analyzer-position-")
