@@ -40,6 +40,7 @@ use crate::suite::generate::{self, Corpus, Input};
 use crate::suite::schema::Schemas;
 use crate::suite::template::{Bindings, Template, expand_json};
 
+mod at_once;
 pub mod breaker;
 mod property;
 mod session;

@@ -7,7 +7,6 @@
 use super::*;
 use crate::host::positions;
 use crate::running::runner::Outcome;
-use crate::suite::case::Step;
 
 impl Run<'_> {
     /// An invocation of the plugin in the sandbox, with the host's limits.
@@ -277,51 +276,9 @@ impl Run<'_> {
         }
     }
 
-    /// Runs a `for_each` step whose stdin arrives late (`stdin_delay_ms`)
-    /// for every element at once, so that the waits overlap, then judges
-    /// each call in order.
-    pub(super) fn invoke_at_once(
-        &self,
-        case: &Case,
-        index: usize,
-        items: &[Value],
-        sandbox: &Sandbox,
-        state: &mut CaseState,
-    ) -> StepEnd {
-        let mut calls = Vec::new();
-        for (n, item) in items.iter().enumerate() {
-            match self.ready(case, index, Some((n, item)), sandbox, state) {
-                Ok(ready) => calls.push(ready),
-                Err(end) => return end,
-            }
-        }
-        let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
-            let running: Vec<_> = calls
-                .iter()
-                .map(|ready| scope.spawn(|| runner::run(&ready.inv)))
-                .collect();
-            running
-                .into_iter()
-                .map(|handle| {
-                    handle.join().unwrap_or_else(|_| {
-                        Outcome::empty(Termination::SpawnFailed("the call panicked".into()))
-                    })
-                })
-                .collect()
-        });
-        for (n, (ready, outcome)) in calls.into_iter().zip(outcomes).enumerate() {
-            let item = Some((n, &items[n]));
-            match self.judged(case, index, item, sandbox, state, ready, outcome) {
-                StepEnd::Continue => {}
-                other => return other,
-            }
-        }
-        StepEnd::Continue
-    }
-
     /// The call of step `index` ready to run, its stdin saved; the end of
     /// the step when it cannot run (a setup failure, the breaker).
-    fn ready(
+    pub(super) fn ready(
         &self,
         case: &Case,
         index: usize,
@@ -366,7 +323,7 @@ impl Run<'_> {
 
     /// Judges the outcome of a call of step `index` and records its report.
     #[allow(clippy::too_many_arguments)]
-    fn judged(
+    pub(super) fn judged(
         &self,
         case: &Case,
         index: usize,
@@ -433,7 +390,7 @@ impl Run<'_> {
         if let Some((n, _)) = item {
             report
                 .findings
-                .extend(late_answer(step, n, &outcome, state));
+                .extend(super::at_once::late_answer(step, n, &outcome, state));
             let answer = (outcome.exit_code(), outcome.stdout.clone());
             state.item_answers.insert((base.clone(), n), answer);
         }
@@ -516,25 +473,12 @@ impl Run<'_> {
 }
 
 /// A call of a step, ready to run.
-struct Ready {
+pub(super) struct Ready {
     /// The step's display name (with its element and sample).
     name: String,
-    inv: Invocation,
+    /// The call.
+    pub(super) inv: Invocation,
     stdin_file: Option<PathBuf>,
-}
-
-/// `same_answer_as:` of element `n`: the finding when this answer differs
-/// from the named step's answer for the same element.
-fn late_answer(step: &Step, n: usize, outcome: &Outcome, state: &CaseState) -> Option<Finding> {
-    let same = step.expect.same_answer_as.as_ref()?;
-    let (code, stdout) = state.item_answers.get(&(same.step.clone(), n))?;
-    crate::judge::late::compare(
-        (*code, stdout),
-        (outcome.exit_code(), &outcome.stdout),
-        step.stdin_delay_ms.unwrap_or(0),
-        same.severity,
-        &same.because,
-    )
 }
 
 /// A refusal the case goes on after: its finding (none for `pass`) and the
