@@ -589,3 +589,21 @@ pub fn absolute_program(path: &Path) -> io::Result<PathBuf> {
         Ok(std::env::current_dir()?.join(path))
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdin_that_arrives_late_arrives_whole_and_is_closed() {
+        let program = PathBuf::from("/bin/cat");
+        let cwd = std::env::temp_dir();
+        let mut inv = Invocation::new(program, Vec::new(), cwd, Duration::from_secs(20));
+        let payload = br#"{"session_id":"s-1","transcript_path":"/t.jsonl"}"#.to_vec();
+        inv.stdin = Some(Arc::new(payload.clone()));
+        inv.stdin_delay = Some(Duration::from_millis(50));
+        let outcome = run(&inv);
+        assert_eq!(outcome.exit_code(), Some(0), "{outcome:?}");
+        assert_eq!(outcome.stdout, payload);
+    }
+}
