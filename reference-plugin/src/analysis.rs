@@ -140,7 +140,13 @@ fn wait_for_flush(marker: &str, limit: Duration) -> Result<()> {
 pub fn compact_transcript(ctx: &Context, request: &Request) -> Result<Output> {
     let reference = request.args.value("--session-ref");
     check_reference(reference)?;
-    let compacted = transcript::compact(&read_file(reference)?);
+    let content = read_file(reference)?;
+    if ctx.fault(Fault::CompactNeedsHeader) && !starts_the_session(&content) {
+        return Err(Error::failed(format!(
+            "{reference} does not start with the session's first entry; cannot compact it"
+        )));
+    }
+    let compacted = transcript::compact(&content);
     if compacted.is_empty() {
         return Err(Error::failed(format!(
             "nothing to compact: {reference} has no user or assistant entries"
@@ -162,11 +168,20 @@ pub fn compact_transcript(ctx: &Context, request: &Request) -> Result<Output> {
     Ok(Output::Json(protocol::to_json(&answer)?))
 }
 
+/// Under the `compact-needs-header` fault: whether the first line is the
+/// session's first entry (its `uuid` ends in `-001`).
+fn starts_the_session(content: &[u8]) -> bool {
+    transcript::entries_from(content, 0)
+        .next()
+        .and_then(|entry| entry.get("uuid")?.as_str().map(|id| id.ends_with("-001")))
+        .unwrap_or(false)
+}
+
 /// `get-transcript-position --path P`: `{"position": <line count>}`.
 pub fn get_transcript_position(ctx: &Context, request: &Request) -> Result<Output> {
     let path = request.args.value("--path");
     let position = match fs::read(path) {
-        Ok(content) => transcript::position(&content),
+        Ok(content) => position_of(ctx, &content),
         Err(err)
             if err.kind() == ErrorKind::NotFound && ctx.variant(Variant::MissingTranscriptZero) =>
         {
@@ -185,6 +200,25 @@ pub fn get_transcript_position(ctx: &Context, request: &Request) -> Result<Outpu
         _ => json!({ "position": position }),
     };
     Ok(Output::Json(answer))
+}
+
+/// The position of `content`: its line count (under the `position-in-bytes`
+/// fault, its size in bytes).
+pub fn position_of(ctx: &Context, content: &[u8]) -> usize {
+    if ctx.fault(Fault::PositionInBytes) {
+        return content.len();
+    }
+    transcript::position(content)
+}
+
+/// `--offset` as a line index into `content`: the flag's value (under the
+/// `position-in-bytes` fault, a byte offset, taken to the next line start).
+pub fn offset_lines(ctx: &Context, content: &[u8], raw: &str) -> Result<usize> {
+    let offset = args::parse_offset(raw)?;
+    if !ctx.fault(Fault::PositionInBytes) {
+        return Ok(offset);
+    }
+    Ok(transcript::position(&content[..offset.min(content.len())]))
 }
 
 /// The state file of the `analysis-offset-ignored-when-grown` fault: the size of
@@ -231,8 +265,8 @@ pub fn stdin_grown_since_position(ctx: &Context, content: &[u8]) -> bool {
 /// `extract-modified-files --path P --offset N`: files written or edited on lines
 /// at index >= N, and the position to resume from next time.
 pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output> {
-    let mut offset = args::parse_offset(request.args.value("--offset"))?;
     let content = read_file(request.args.value("--path"))?;
+    let mut offset = offset_lines(ctx, &content, request.args.value("--offset"))?;
     if ctx.fault(Fault::ModifiedFilesIgnoreOffset)
         || grown_since_position(ctx, request.args.value("--path"), &content)
     {
@@ -242,7 +276,7 @@ pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output
     let current_position = if ctx.fault(Fault::PositionWrongCurrent) {
         0
     } else {
-        transcript::position(&content)
+        position_of(ctx, &content)
     };
     let answer = if ctx.fault(Fault::ModifiedFilesNull) {
         json!({ "files": null, "current_position": current_position })
@@ -255,8 +289,8 @@ pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output
 /// `extract-prompts --session-ref P --offset N`: the user's prompts on lines at
 /// index >= N.
 pub fn extract_prompts(ctx: &Context, request: &Request) -> Result<Output> {
-    let mut offset = args::parse_offset(request.args.value("--offset"))?;
     let content = read_file(request.args.value("--session-ref"))?;
+    let mut offset = offset_lines(ctx, &content, request.args.value("--offset"))?;
     if ctx.fault(Fault::PromptsIgnoreOffset)
         || grown_since_position(ctx, request.args.value("--session-ref"), &content)
     {

@@ -264,6 +264,12 @@ faults! {
     /// agent does not know. Before the first TurnEnd every id is right.
     SessionIdChangesAfterTurnEnd = "session-id-changes-after-turn-end",
 
+    /// `parse-hook` reads its payload with a 100 ms deadline, as plugins in
+    /// the wild do, and when what arrived by then is no JSON, invents a
+    /// session id (`reference-<pid>`) for the hook's Event: on a loaded
+    /// machine, where the payload arrives later, the session is split.
+    StdinDeadline = "stdin-deadline",
+
     // --- transcript analysis ---
     /// `get-transcript-position` answers the position as a string.
     PositionString = "position-string",
@@ -272,6 +278,14 @@ faults! {
     /// `get-transcript-position` writes the position with a fraction (`8.0`),
     /// which Go's decoder rejects for an int.
     PositionFloat = "position-float",
+    /// Positions and offsets in bytes, as the protocol text's "byte position"
+    /// has it: `get-transcript-position` and `current_position` answer the
+    /// file's size, and `--offset N` skips N bytes (to the next line start).
+    /// Consistent with itself, so a single turn looks right; the host counts
+    /// lines: after a commit `entire explain --generate` finds nothing in the
+    /// checkpoint's line slice, and later turns' files and tokens cover the
+    /// whole session.
+    PositionInBytes = "position-in-bytes",
     /// `extract-modified-files` ignores `--offset` and reads the whole transcript.
     ModifiedFilesIgnoreOffset = "modified-files-ignore-offset",
     /// `extract-modified-files` answers `"files": null`.
@@ -338,6 +352,12 @@ faults! {
     /// `compact-transcript` answers, beside the right transcript, the asset
     /// `{"name": "", "media_type": "text/plain", "data": "eA=="}` (no name).
     CompactBadAsset = "compact-bad-asset",
+    /// `compact-transcript` needs the session's first line as its header: it
+    /// refuses a transcript whose first entry is not the session's first (its
+    /// `uuid` does not end in `-001`), such as the checkpoint's line slice
+    /// (no header) that `entire explain --generate` writes to a temporary
+    /// `*.jsonl` file: the summary has nothing to work on.
+    CompactNeedsHeader = "compact-needs-header",
 
     // --- every subcommand ---
     /// Every subcommand also writes 11 MiB to stderr (its output stays correct).

@@ -76,6 +76,9 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
         }
         return Err(Error::failed("empty hook input"));
     }
+    if ctx.fault(Fault::StdinDeadline) && serde_json::from_slice::<Value>(&request.stdin).is_err() {
+        return invented_session(event_type);
+    }
     let raw: Value = protocol::parse_object(ctx, &request.stdin, "hook payload")?;
     if ctx.fault(Fault::ParseHookEmptyObjectEvent) && raw.as_object().is_some_and(|o| o.is_empty())
     {
@@ -98,6 +101,18 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
         split_session_after_turn_end(ctx, &mut answer, event_type);
     }
     Ok(Output::Json(answer))
+}
+
+/// The `stdin-deadline` fault: the payload did not arrive in time, so the
+/// hook's Event gets a session id made up here.
+fn invented_session(event_type: u8) -> Result<Output> {
+    let event = Event {
+        event_type,
+        session_id: format!("reference-{}", std::process::id()),
+        timestamp: timestamp::now_rfc3339(),
+        ..Event::default()
+    };
+    Ok(Output::Json(protocol::to_json(&event)?))
 }
 
 /// The state file of the `session-id-changes-after-turn-end` fault.

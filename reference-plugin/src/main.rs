@@ -199,7 +199,9 @@ fn run(ctx: &Context, command: &Command, raw_flags: &[OsString]) -> Result<()> {
         .collect::<Result<Vec<String>>>()?;
     let args = Args::parse(&flags, &command.flags, ctx.fault(Fault::MissingFlagOk))?;
     let mut stdin = Vec::new();
-    if command.reads_stdin {
+    if command.reads_stdin && command.name == "parse-hook" && ctx.fault(Fault::StdinDeadline) {
+        stdin = read_stdin_until(STDIN_DEADLINE);
+    } else if command.reads_stdin {
         std::io::stdin()
             .read_to_end(&mut stdin)
             .context(|| "reading stdin")?;
@@ -209,6 +211,34 @@ fn run(ctx: &Context, command: &Command, raw_flags: &[OsString]) -> Result<()> {
     }
     let answer = (command.run)(ctx, &Request { args, stdin })?;
     output::write(ctx, answer)
+}
+
+/// How long the `stdin-deadline` fault waits for `parse-hook`'s payload.
+const STDIN_DEADLINE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The `stdin-deadline` fault: what stdin holds within `deadline` (or up to
+/// EOF, if sooner). The reading thread is left behind; the process ends
+/// without it.
+fn read_stdin_until(deadline: std::time::Duration) -> Vec<u8> {
+    let (send, receive) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 8192];
+        let mut input = std::io::stdin();
+        while let Ok(n @ 1..) = input.read(&mut buffer) {
+            if send.send(buffer[..n].to_vec()).is_err() {
+                return;
+            }
+        }
+    });
+    let end = std::time::Instant::now() + deadline;
+    let mut stdin = Vec::new();
+    while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+        match receive.recv_timeout(left) {
+            Ok(chunk) => stdin.extend(chunk),
+            Err(_) => break,
+        }
+    }
+    stdin
 }
 
 /// Report `err` on stderr as one line and return its exit status.

@@ -15,7 +15,6 @@ use serde_json::{Value, json};
 
 use crate::Request;
 use crate::analysis;
-use crate::args;
 use crate::context::Context;
 use crate::error::{Error, ErrorContext, Result};
 use crate::faults::Fault;
@@ -63,7 +62,7 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 /// main transcript (from line N) and of every subagent transcript, deduplicated,
 /// main transcript first.
 pub fn extract_all_modified_files(ctx: &Context, request: &Request) -> Result<Output> {
-    let mut offset = args::parse_offset(request.args.value("--offset"))?;
+    let mut offset = analysis::offset_lines(ctx, &request.stdin, request.args.value("--offset"))?;
     if analysis::stdin_grown_since_position(ctx, &request.stdin) {
         offset = 0;
     }
@@ -82,7 +81,7 @@ pub fn extract_all_modified_files(ctx: &Context, request: &Request) -> Result<Ou
 /// usage from line N, with the summed usage of all subagent transcripts in
 /// `subagent_tokens` (`null` when there are no subagent transcripts).
 pub fn calculate_total_tokens(ctx: &Context, request: &Request) -> Result<Output> {
-    let offset = args::parse_offset(request.args.value("--offset"))?;
+    let offset = analysis::offset_lines(ctx, &request.stdin, request.args.value("--offset"))?;
     let mut usage = transcript::token_usage(&request.stdin, offset);
 
     let subagents = transcripts_for(ctx, request.args.value("--subagents-dir"))?;

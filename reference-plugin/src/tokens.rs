@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::Request;
-use crate::args;
+use crate::analysis;
 use crate::context::Context;
 use crate::error::Result;
 use crate::faults::Fault;
@@ -16,7 +16,7 @@ use crate::transcript;
 /// no subagent usage of its own, so `subagent_tokens` is `null` (the subagent
 /// totals are `calculate-total-tokens`' job).
 pub fn calculate_tokens(ctx: &Context, request: &Request) -> Result<Output> {
-    let mut offset = args::parse_offset(request.args.value("--offset"))?;
+    let mut offset = analysis::offset_lines(ctx, &request.stdin, request.args.value("--offset"))?;
     if ctx.fault(Fault::TokensIgnoreOffset) {
         offset = 0;
     }

@@ -8,9 +8,13 @@
 //! {"type":"summary","summary":"Fixed the bug"}
 //! ```
 //!
-//! Positions and offsets count *lines* (the guide's JSONL rule), not bytes: the
-//! position of a transcript is its number of `\n` bytes, plus one when it ends
-//! with a non-empty line that has no `\n` yet. An offset N means "skip the first
+//! Positions and offsets count *lines*, as the host does (host-behaviour.md,
+//! "Positions and offsets: the host counts lines"; the guide's "for JSONL: line
+//! count"), not bytes as the protocol text's "byte position" has it: the host
+//! keeps every position as a line count and cuts transcripts by line. The
+//! position of a transcript is its number of lines once trailing blank lines
+//! are trimmed (its `\n` count for a file that ends with one), a last line
+//! without `\n` included. An offset N means "skip the first
 //! N lines". Lines that are not valid JSON (a half-written last line, a blank
 //! line) are skipped rather than fatal: an agent that crashed mid-write must not
 //! make the whole transcript unreadable.
@@ -29,18 +33,24 @@ const FILE_MODIFICATION_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "Notebo
 /// The transcript's lines, without their `\n`.
 ///
 /// A final `\n` terminates the last line rather than starting an empty one, so
-/// `lines(content).count() == position(content)` always holds.
+/// `lines(content).count() == position(content)` holds for every transcript
+/// that does not end in blank lines (which hold no entry).
 pub fn lines(content: &[u8]) -> impl Iterator<Item = &[u8]> {
     content
         .split_inclusive(|&byte| byte == b'\n')
         .map(|line| line.strip_suffix(b"\n").unwrap_or(line))
 }
 
-/// The transcript position: its line count.
+/// The transcript position: its line count as the host counts it, trailing
+/// blank lines trimmed.
 pub fn position(content: &[u8]) -> usize {
-    let newlines = content.iter().filter(|&&byte| byte == b'\n').count();
-    let unterminated = content.last().is_some_and(|&byte| byte != b'\n');
-    newlines + usize::from(unterminated)
+    let end = content
+        .iter()
+        .rposition(|byte| !matches!(byte, b'\n' | b'\r' | b' ' | b'\t'))
+        .map_or(0, |last| last + 1);
+    let trimmed = &content[..end];
+    let newlines = trimmed.iter().filter(|&&byte| byte == b'\n').count();
+    newlines + usize::from(!trimmed.is_empty())
 }
 
 /// The parsed JSON entries on lines at index >= `offset`; invalid lines skipped.
@@ -236,18 +246,13 @@ mod tests {
 
     #[test]
     fn positions_count_lines() {
-        for (content, expected) in [
-            ("", 0),
-            ("\n", 1),
-            ("a", 1),
-            ("a\n", 1),
-            ("a\nb", 2),
-            ("a\nb\n", 2),
-            ("a\n\n", 2),
-            ("\n\n\n", 3),
-        ] {
+        for (content, expected) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("a\nb\n", 2)] {
             assert_eq!(position(content.as_bytes()), expected, "{content:?}");
             assert_eq!(lines(content.as_bytes()).count(), expected, "{content:?}");
+        }
+        // Trailing blank lines are trimmed, as the host trims them.
+        for (content, expected) in [("\n", 0), ("a\n\n", 1), ("\n\n\n", 0), ("a\n \n", 1)] {
+            assert_eq!(position(content.as_bytes()), expected, "{content:?}");
         }
         assert_eq!(position(TRANSCRIPT.as_bytes()), 8);
     }

@@ -40,6 +40,7 @@ use crate::suite::generate::{self, Corpus, Input};
 use crate::suite::schema::Schemas;
 use crate::suite::template::{Bindings, Template, expand_json};
 
+mod at_once;
 pub mod breaker;
 mod property;
 mod reach;
@@ -511,20 +512,25 @@ impl Run<'_> {
                 StepEnd::Continue => {}
                 StepEnd::Stop => break,
                 StepEnd::Refused(outcome, note) => {
-                    let finding = match outcome {
-                        RefusalOutcome::Pass => None,
-                        RefusalOutcome::Warning => Some(Finding::warning(note.clone())),
-                        RefusalOutcome::Note => Some(Finding::note(note.clone())),
-                    };
-                    if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
-                        finding.cap(case.severity);
-                        last.findings.push(finding);
-                    }
+                    refusal_finding(case, state, outcome, &note);
                     return (worst(&state.reports), Some(note));
                 }
             }
         }
         (conclude(state), note)
+    }
+}
+
+/// An accepted refusal's finding (none for `pass`), on the refused step.
+fn refusal_finding(case: &Case, state: &mut CaseState, outcome: RefusalOutcome, note: &str) {
+    let finding = match outcome {
+        RefusalOutcome::Pass => None,
+        RefusalOutcome::Warning => Some(Finding::warning(note)),
+        RefusalOutcome::Note => Some(Finding::note(note)),
+    };
+    if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
+        finding.cap(case.severity);
+        last.findings.push(finding);
     }
 }
 
@@ -640,6 +646,9 @@ struct CaseState {
     user: UserData,
     captures: BTreeMap<String, Value>,
     stdouts: BTreeMap<String, Vec<u8>>,
+    /// The exit code and stdout of each element of a `for_each` step, by
+    /// step name and element (for `same_answer_as:`).
+    item_answers: BTreeMap<(String, usize), (Option<i32>, Vec<u8>)>,
     reports: Vec<StepReport>,
     last_json: Option<Value>,
     /// Why the case stopped before a call the breaker refused.

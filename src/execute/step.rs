@@ -5,6 +5,8 @@
 //! the judgement, reproduce data), kept together on purpose.
 
 use super::*;
+use crate::host::positions;
+use crate::running::runner::Outcome;
 
 impl Run<'_> {
     /// An invocation of the plugin in the sandbox, with the host's limits.
@@ -111,6 +113,11 @@ impl Run<'_> {
                 .as_ref()
                 .map(|pass| pass.bytes.to_vec())
                 .ok_or_else(|| "no current transcript outside for_each_transcript".to_string()),
+            Source::CurrentTranscriptFragment => state
+                .pass
+                .as_ref()
+                .map(|pass| positions::fragment(&pass.name, &pass.bytes))
+                .ok_or_else(|| "no current transcript outside for_each_transcript".to_string()),
         }
     }
 
@@ -137,6 +144,9 @@ impl Run<'_> {
                 .push(setup_failure(&case.step_name(index), &[], reason));
             return StepEnd::Stop;
         };
+        if step.stdin_delay_ms.is_some() {
+            return self.invoke_at_once(case, index, items, sandbox, state);
+        }
         for (n, item) in items.iter().enumerate() {
             match self.invoke(case, index, Some((n, item)), sandbox, state) {
                 StepEnd::Continue => {}
@@ -257,6 +267,25 @@ impl Run<'_> {
         sandbox: &Sandbox,
         state: &mut CaseState,
     ) -> StepEnd {
+        match self.ready(case, index, item, sandbox, state) {
+            Ok(ready) => {
+                let outcome = runner::run(&ready.inv);
+                self.judged(case, index, item, sandbox, state, ready, outcome)
+            }
+            Err(end) => end,
+        }
+    }
+
+    /// The call of step `index` ready to run, its stdin saved; the end of
+    /// the step when it cannot run (a setup failure, the breaker).
+    pub(super) fn ready(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+    ) -> Result<Ready, StepEnd> {
         let step = &case.steps[index].value;
         let base = case.step_name(index);
         let mut name = match item {
@@ -278,14 +307,39 @@ impl Run<'_> {
             Err(reason) => {
                 let args = step.args.clone().unwrap_or_default();
                 state.reports.push(setup_failure(&name, &args, reason));
-                return StepEnd::Stop;
+                return Err(StepEnd::Stop);
             }
         };
         if let Some(reason) = self.breaker.refuse(&inv.args) {
             state.cut = Some(reason);
-            return StepEnd::Stop;
+            return Err(StepEnd::Stop);
         }
-        let outcome = runner::run(&inv);
+        Ok(Ready {
+            name,
+            inv,
+            stdin_file,
+        })
+    }
+
+    /// Judges the outcome of a call of step `index` and records its report.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn judged(
+        &self,
+        case: &Case,
+        index: usize,
+        item: Option<(usize, &Value)>,
+        sandbox: &Sandbox,
+        state: &mut CaseState,
+        ready: Ready,
+        outcome: Outcome,
+    ) -> StepEnd {
+        let step = &case.steps[index].value;
+        let base = case.step_name(index);
+        let Ready {
+            name,
+            inv,
+            stdin_file,
+        } = ready;
         self.breaker
             .record(&case.id, &inv.args, inv.timeout, &outcome);
         let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
@@ -335,6 +389,13 @@ impl Run<'_> {
                 }
             }
         };
+        if let Some((n, _)) = item {
+            report
+                .findings
+                .extend(super::at_once::late_answer(step, n, &outcome, state));
+            let answer = (outcome.exit_code(), outcome.stdout.clone());
+            state.item_answers.insert((base.clone(), n), answer);
+        }
         reach::soften_provoked(case, &mut report);
         downgrade(case, &mut report);
         state.stdouts.insert(base, outcome.stdout);
@@ -419,8 +480,18 @@ impl Run<'_> {
         };
         let mut inv = self.invocation(sandbox, args, timeout);
         inv.stdin = stdin;
+        inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
         Ok((inv, stdin_file))
     }
+}
+
+/// A call of a step, ready to run.
+pub(super) struct Ready {
+    /// The step's display name (with its element and sample).
+    name: String,
+    /// The call.
+    pub(super) inv: Invocation,
+    stdin_file: Option<PathBuf>,
 }
 
 /// A refusal the case goes on after: its finding (none for `pass`) and the

@@ -68,6 +68,12 @@ impl Run<'_> {
             match self.step(case, index, sandbox, state) {
                 StepEnd::Continue => {}
                 StepEnd::Stop => return None,
+                // A refusal the step itself allows (`on_refusal`) weighs as
+                // it says, in every pass: it is no refusal of the transcript.
+                StepEnd::Refused(outcome, note) if case.steps[index].value.on_refusal.is_some() => {
+                    refusal_finding(case, state, outcome, &note);
+                    return None;
+                }
                 StepEnd::Refused(..) => return Some(case.step_name(index)),
             }
         }

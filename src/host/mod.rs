@@ -22,6 +22,8 @@
 //!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
 //! - [`reach`]: which host paths reach a plugin, and so what a finding on
 //!   a path the host never takes for it weighs ("Plugins in the wild");
+//! - [`positions`]: transcript positions in the host's unit, a line count
+//!   ("Positions and offsets: the host counts lines");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -35,6 +37,7 @@ pub mod discovery;
 pub mod invocation;
 pub mod ownership;
 pub mod reach;
+pub mod positions;
 pub mod session;
 mod severity;
 

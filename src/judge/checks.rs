@@ -520,6 +520,9 @@ fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Findi
     if a.own_session_dir == Some(true) {
         return session_dir_claims(ctx, a, doc, severity);
     }
+    if let Some(file) = &a.host_lines {
+        return super::positions::host_lines(ctx.bindings, file, &a.pointer, severity, doc);
+    }
     select(doc, &a.pointer)
         .into_iter()
         .filter_map(|(pointer, value)| {

@@ -5,5 +5,7 @@ pub mod checks;
 pub mod discovery;
 pub mod formats;
 pub mod planted;
+pub mod late;
+pub mod positions;
 pub mod roundtrip;
 pub mod userdata;

@@ -50,6 +50,10 @@ pub struct Invocation {
     pub env_remove: Vec<String>,
     /// Bytes written to stdin before it is closed; `None` gives no stdin at all.
     pub stdin: Option<Bytes>,
+    /// Deliver stdin in two parts, split at the middle, the second this long
+    /// after the first (a payload that arrives late, as from an agent on a
+    /// loaded machine); `None`: all at once.
+    pub stdin_delay: Option<Duration>,
     /// Deadline for the whole invocation.
     pub timeout: Duration,
     /// How much of stdout the harness reads before it stops the plugin:
@@ -79,6 +83,7 @@ impl Invocation {
             env: Vec::new(),
             env_remove: Vec::new(),
             stdin: None,
+            stdin_delay: None,
             timeout,
             stdout_limit: OUTPUT_LIMIT,
             expect_stdout: None,
@@ -213,7 +218,7 @@ pub fn run(inv: &Invocation) -> Outcome {
     // Killed with the run should it be interrupted (see crate::running::interrupt).
     let _group = interrupt::Group::track(pid, &entry);
     drop(entry);
-    feed_stdin(&mut child, inv.stdin.clone());
+    feed_stdin(&mut child, inv.stdin.clone(), inv.stdin_delay);
     let flooded = Arc::new(AtomicBool::new(false));
     let stdout_sink = Sink {
         limit: inv.stdout_limit,
@@ -311,10 +316,24 @@ fn new_process_group(_cmd: &mut Command) {}
 /// without reading (EPIPE) is its own business, not an error of the harness;
 /// the thread is never joined, so a plugin that neither reads nor exits cannot
 /// block us either (it is killed at the deadline, which ends the write).
-fn feed_stdin(child: &mut Child, input: Option<Bytes>) {
+///
+/// With a `delay`, the first half is written at once and the rest after the
+/// delay, from the thread, which then closes stdin.
+fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) {
     let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), input) else {
         return;
     };
+    if let Some(delay) = delay {
+        thread::spawn(move || {
+            let _own = machine::OwnThread::enter();
+            let (first, second) = bytes.split_at(bytes.len() / 2);
+            let _ = pipe.write_all(first).and_then(|()| pipe.flush());
+            thread::sleep(delay);
+            let _ = pipe.write_all(second);
+            drop(pipe);
+        });
+        return;
+    }
     // What fits in a pipe's buffer (64 KiB on Linux, at least 4 KiB
     // anywhere POSIX) is written at once: it cannot block.
     if bytes.len() <= PIPE_BUF_SAFE {
@@ -568,5 +587,23 @@ pub fn absolute_program(path: &Path) -> io::Result<PathBuf> {
         Ok(path.to_path_buf())
     } else {
         Ok(std::env::current_dir()?.join(path))
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdin_that_arrives_late_arrives_whole_and_is_closed() {
+        let program = PathBuf::from("/bin/cat");
+        let cwd = std::env::temp_dir();
+        let mut inv = Invocation::new(program, Vec::new(), cwd, Duration::from_secs(20));
+        let payload = br#"{"session_id":"s-1","transcript_path":"/t.jsonl"}"#.to_vec();
+        inv.stdin = Some(Arc::new(payload.clone()));
+        inv.stdin_delay = Some(Duration::from_millis(50));
+        let outcome = run(&inv);
+        assert_eq!(outcome.exit_code(), Some(0), "{outcome:?}");
+        assert_eq!(outcome.stdout, payload);
     }
 }

@@ -345,9 +345,11 @@ impl Play<'_, '_> {
             return;
         }
         let json = self.decoded("get-transcript-position", &answer, Severity::Warning);
-        self.offset = json
-            .and_then(|j| j.get("position").and_then(Value::as_i64))
-            .unwrap_or(0);
+        let position = json.as_ref().and_then(|j| j.get("position")).cloned();
+        self.offset = position.as_ref().and_then(Value::as_i64).unwrap_or(0);
+        if let Some(position) = position {
+            self.host_unit(turn, session_ref, &position);
+        }
     }
 
     /// The host logs a failed analysis and goes on without its data.

@@ -3,11 +3,13 @@
 //! hand-over of that offset.
 
 use super::*;
+use crate::host::positions;
 
 impl Play<'_, '_> {
     /// What the host asks at TurnEnd from the turn's offset: prompts (when
     /// the turn has none), modified files, tokens.
     pub(super) fn analyse(&mut self, turn: usize, label: &str, session_ref: &str, bytes: &[u8]) {
+        self.host_offset();
         let offset = self.offset.to_string();
         if self.prompt.is_empty() && self.declared("transcript_analyzer") {
             let args = vec![
@@ -70,6 +72,47 @@ impl Play<'_, '_> {
         }
     }
 
+    /// After the session's first checkpoint, the replay passes the host's
+    /// own checkpoint start, as the host does after a commit: the line count
+    /// it measured at the last condensation (host-behaviour "Positions and
+    /// offsets: the host counts lines"). So `--offset N` must mean "skip N
+    /// lines". For a transcript that is one JSON document the host's count
+    /// is no unit of the plugin's: the plugin's own offset stays.
+    fn host_offset(&mut self) {
+        self.offset_from = OFFSET_FROM_TURN_START;
+        // The last checkpoint before this turn's (pushed just before).
+        let Some((_, last)) = self.checkpoints.iter().rev().nth(1) else {
+            return;
+        };
+        let name = self.path();
+        if positions::layout(&name, last) != positions::Layout::Jsonl {
+            return;
+        }
+        let Ok(start) = i64::try_from(positions::line_count(last)) else {
+            return;
+        };
+        if self.offset == start {
+            return;
+        }
+        self.offset = start;
+        self.offset_from = "the host's checkpoint start (its line count of the transcript at \
+                            the last checkpoint, the offset it passes after a commit)";
+    }
+
+    /// The plugin's position at TurnStart against the host's line count of
+    /// the transcript (host-behaviour "Positions and offsets: the host counts
+    /// lines"): another unit for a JSONL transcript is a failure, for one
+    /// JSON document a note.
+    pub(super) fn host_unit(&mut self, turn: usize, session_ref: &str, position: &Value) {
+        let Ok(bytes) = std::fs::read(session_ref) else {
+            return;
+        };
+        let what = format!("turn {turn}'s position (get-transcript-position at TurnStart)");
+        if let Some((severity, message)) = positions::judge(session_ref, &bytes, position, &what) {
+            self.find(severity, message);
+        }
+    }
+
     /// A list of strings from an analysis answer; `None` when the call
     /// failed (logged by the host) or printed nothing usable.
     fn list(
@@ -108,9 +151,9 @@ impl Play<'_, '_> {
         if let Some(first) = leaked.first() {
             let message = format!(
                 "turn {turn}'s checkpoint records an earlier turn's prompt ({first:?}): \
-                 extract-prompts did not start at the offset get-transcript-position gave at \
-                 TurnStart ({}), so every checkpoint repeats the prompts before it",
-                self.offset
+                 extract-prompts did not start at {} ({}), so every checkpoint repeats the \
+                 prompts before it",
+                self.offset_from, self.offset
             );
             self.find(Severity::Failure, message);
         }
@@ -123,9 +166,8 @@ impl Play<'_, '_> {
         }
         let message = format!(
             "turn {turn}'s checkpoint lists {TURN1_FILE}, which only turn 1 changed: the files \
-             were not read from the offset get-transcript-position gave at TurnStart ({}), so \
-             the checkpoint is attributed files of another turn",
-            self.offset
+             were not read from {} ({}), so the checkpoint is attributed files of another turn",
+            self.offset_from, self.offset
         );
         self.find(Severity::Failure, message);
     }

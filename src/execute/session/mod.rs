@@ -40,6 +40,9 @@ const TURN1_FILE: &str = "src/auth.go";
 /// at the start, after turn 1, after turn 2.
 const GENERIC_LINES: [usize; 3] = [1, 4, usize::MAX];
 
+/// The TurnEnd offset of turn 1: the plugin's own answer at TurnStart.
+const OFFSET_FROM_TURN_START: &str = "the offset get-transcript-position gave at TurnStart";
+
 impl Run<'_> {
     /// Plays the host session; returns the outcome and a note.
     pub(super) fn host_session(
@@ -80,8 +83,11 @@ struct Play<'p, 'r> {
     /// The `session_ref` the Events of each session id named last: where
     /// the agent keeps, and resumes, that session.
     refs: BTreeMap<String, String>,
-    /// The current turn's offset, stored at TurnStart.
+    /// The current turn's offset, stored at TurnStart (at TurnEnd, the
+    /// offset the analysis gets: see `analysis`).
     offset: i64,
+    /// Where the offset the TurnEnd analysis got comes from, for messages.
+    offset_from: &'static str,
     /// The current turn's prompt, from its TurnStart.
     prompt: String,
     /// The prompts of earlier turns (turn 2 must not see them again).
@@ -145,6 +151,7 @@ impl<'p, 'r> Play<'p, 'r> {
             placed: false,
             refs: BTreeMap::new(),
             offset: 0,
+            offset_from: OFFSET_FROM_TURN_START,
             prompt: String::new(),
             earlier_prompts: Vec::new(),
             turn: 0,

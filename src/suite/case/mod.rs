@@ -234,6 +234,11 @@ pub enum Source {
     Path(String),
     /// The bytes of the current transcript of a `for_each_transcript` case.
     CurrentTranscript,
+    /// A checkpoint's line slice of the current transcript: its lines from
+    /// the middle on, without the first (a header), as `entire explain
+    /// --generate` writes it for `compact-transcript`
+    /// ([`crate::host::positions::fragment`]).
+    CurrentTranscriptFragment,
     /// A JSON object padded with an extra string field up to `bytes` bytes
     /// (hostile-input cases: a payload far larger than any real hook's).
     PaddedJson {
@@ -266,6 +271,12 @@ pub struct Step {
     /// subcommands without input.
     #[serde(default)]
     pub stdin: Option<Source>,
+    /// Deliver stdin in two parts, split at the middle, the second this many
+    /// milliseconds after the first (a payload that arrives late). The
+    /// invocations of a `for_each` step with a delay run at once, so the
+    /// waits overlap.
+    #[serde(default)]
+    pub stdin_delay_ms: Option<u64>,
     /// What must come back.
     #[serde(default)]
     pub expect: Expect,
@@ -298,6 +309,23 @@ pub struct Expect {
     /// string's escaped form (a template).
     #[serde(default)]
     pub stdout_carries: Option<String>,
+    /// The answer must say what an earlier step's answer said for the same
+    /// `for_each` element: a refusal, no Event, or an Event of the same type
+    /// and session id.
+    #[serde(default)]
+    pub same_answer_as: Option<SameAnswer>,
+}
+
+/// `same_answer_as:`: the earlier step whose answer this one must repeat.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SameAnswer {
+    /// The earlier step, by name.
+    pub step: String,
+    /// The weight of a different answer.
+    pub severity: Severity,
+    /// Why, shown with the finding.
+    pub because: String,
 }
 
 /// Things the harness does between invocations, to check what no single
@@ -467,6 +495,12 @@ pub struct JsonAssert {
     /// assertion's severity).
     #[serde(default)]
     pub own_session_dir: Option<bool>,
+    /// The number must be the host's line count of this transcript file (a
+    /// template, usually `{{transcript}}`): a failure for a JSONL
+    /// transcript, a note for one JSON document
+    /// ([`crate::host::positions::judge`]).
+    #[serde(default)]
+    pub host_lines: Option<String>,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
     pub when: Option<Condition>,
@@ -497,6 +531,7 @@ impl JsonAssert {
             schema: Some(schema.to_string()),
             file_exists: None,
             own_session_dir: None,
+            host_lines: None,
             when: None,
             severity: Some(severity),
             because: Some(because.to_string()),

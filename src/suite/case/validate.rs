@@ -155,6 +155,18 @@ impl Known<'_> {
         if let Some(stdin) = &step.stdin {
             self.check_source(stdin, captures, names)?;
         }
+        if step.stdin_delay_ms.is_some() && step.stdin.is_none() {
+            return Err("stdin_delay_ms needs a stdin to deliver late".to_string());
+        }
+        if let Some(same) = &step.expect.same_answer_as
+            && (!names.contains(&same.step) || step.for_each.is_none())
+        {
+            return Err(format!(
+                "same_answer_as names {:?}, which must be an earlier for_each step of this case, \
+                 and the step itself must be a for_each step",
+                same.step
+            ));
+        }
         if let Some(name) = &step.expect.stdout_schema {
             self.check_schema(name)?;
         }
@@ -260,10 +272,12 @@ impl Known<'_> {
                 "no file {path} (a path: source is relative to the case file)"
             )),
             Source::Path(_) => Ok(()),
-            Source::CurrentTranscript if !self.each_transcript => {
+            Source::CurrentTranscript | Source::CurrentTranscriptFragment
+                if !self.each_transcript =>
+            {
                 Err("current_transcript needs for_each_transcript".to_string())
             }
-            Source::CurrentTranscript => Ok(()),
+            Source::CurrentTranscript | Source::CurrentTranscriptFragment => Ok(()),
         }
     }
 
@@ -289,17 +303,18 @@ impl Known<'_> {
             a.schema.is_some(),
             a.file_exists == Some(true),
             a.own_session_dir == Some(true),
+            a.host_lines.is_some(),
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
                  inside, base64_max_len, base64_equals, schema, file_exists: true, \
-                 own_session_dir: true)",
+                 own_session_dir: true, host_lines)",
                 a.pointer
             ));
         }
-        for text in [&a.contains, &a.base64_max_len, &a.inside]
+        for text in [&a.contains, &a.base64_max_len, &a.inside, &a.host_lines]
             .into_iter()
             .flatten()
         {

@@ -1,0 +1,131 @@
+//! `same_answer_as:`: a `parse-hook` answer given a payload that arrived late
+//! against the answer to the same payload delivered at once (host-behaviour
+//! "Plugins in the wild", "A deadline on stdin": a plugin that gives up
+//! reading after a short time and invents a session id splits the session on
+//! a loaded machine).
+
+use serde_json::Value;
+
+use crate::host::Severity;
+use crate::host::decoding::decode_host_json;
+use crate::outcome::finding::Finding;
+
+/// What the host takes from a `parse-hook` answer.
+#[derive(Debug, PartialEq, Eq)]
+enum Taken {
+    /// A non-zero exit: the hook fails.
+    Refusal,
+    /// `null` (or output the host cannot decode): no Event.
+    NoEvent,
+    /// An Event: its type and session id.
+    Event(Option<i64>, String),
+}
+
+impl Taken {
+    fn of(code: Option<i32>, stdout: &[u8]) -> Taken {
+        if code != Some(0) {
+            return Taken::Refusal;
+        }
+        match decode_host_json(stdout) {
+            Ok(Value::Object(event)) => Taken::Event(
+                event.get("type").and_then(Value::as_i64),
+                event
+                    .get("session_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            _ => Taken::NoEvent,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Taken::Refusal => "a refusal (non-zero exit)".to_string(),
+            Taken::NoEvent => "no Event".to_string(),
+            Taken::Event(kind, id) => {
+                let kind = kind.map_or("no type".to_string(), |k| format!("type {k}"));
+                format!("an Event of {kind} for session {id:?}")
+            }
+        }
+    }
+}
+
+/// The finding when the late answer (`late`: exit code and stdout) differs
+/// from the prompt one (`prompt`) in what the host takes from it; `None`
+/// when it says the same. `delay_ms`: how late the second half came.
+pub fn compare(
+    prompt: (Option<i32>, &[u8]),
+    late: (Option<i32>, &[u8]),
+    delay_ms: u64,
+    severity: Severity,
+    because: &str,
+) -> Option<Finding> {
+    let (want, got) = (Taken::of(prompt.0, prompt.1), Taken::of(late.0, late.1));
+    if want == got {
+        return None;
+    }
+    let message = format!(
+        "with the payload's second half {delay_ms} ms late, parse-hook answered {}, where it \
+         answered {} to the same payload delivered at once ({because})",
+        got.describe(),
+        want.describe()
+    );
+    let finding = Finding {
+        severity,
+        ..Finding::failure(message)
+    };
+    Some(finding.diff(want.describe(), got.describe()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_event_is_no_finding() {
+        let event = br#"{"type":1,"session_id":"s","timestamp":"x"}"#;
+        let later = br#"{"type":1,"session_id":"s","timestamp":"y"}"#;
+        let same = compare(
+            (Some(0), event),
+            (Some(0), later),
+            500,
+            Severity::Warning,
+            "b",
+        );
+        assert!(same.is_none());
+        assert!(compare((Some(1), b""), (Some(2), b"x"), 500, Severity::Warning, "b").is_none());
+    }
+
+    #[test]
+    fn an_invented_session_id_or_a_refusal_is_named() {
+        let event = br#"{"type":1,"session_id":"s"}"#;
+        let invented = br#"{"type":1,"session_id":"gen-1"}"#;
+        let found = compare(
+            (Some(0), event),
+            (Some(0), invented),
+            500,
+            Severity::Warning,
+            "b",
+        );
+        let found = found.expect("a finding");
+        assert_eq!(found.severity, Severity::Warning);
+        assert!(found.message.contains("gen-1") && found.message.contains("500 ms"));
+        let refused = compare(
+            (Some(0), event),
+            (Some(1), b""),
+            500,
+            Severity::Warning,
+            "b",
+        );
+        assert!(refused.expect("a finding").message.contains("refusal"));
+        let null = compare(
+            (Some(0), event),
+            (Some(0), b"null"),
+            500,
+            Severity::Warning,
+            "b",
+        );
+        assert!(null.expect("a finding").message.contains("no Event"));
+    }
+}

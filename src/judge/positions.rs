@@ -1,0 +1,47 @@
+//! The `host_lines:` assertion: a position (`get-transcript-position`'s
+//! `position`, a `current_position`) in the host's unit, the line count of
+//! the transcript file ([`crate::host::positions`]).
+
+use serde_json::Value;
+
+use crate::host::Severity;
+use crate::host::positions;
+use crate::outcome::finding::Finding;
+use crate::suite::template::{Bindings, Template};
+
+use super::checks::select;
+
+/// The findings of `host_lines: file` on the values at `pointer` of `doc`:
+/// each must be the host's line count of `file` (a template). A JSONL
+/// transcript weighs `severity`; one JSON document a note.
+pub fn host_lines(
+    bindings: &Bindings<'_>,
+    file: &str,
+    pointer: &str,
+    severity: Severity,
+    doc: &Value,
+) -> Vec<Finding> {
+    let path = match Template::parse(file).and_then(|t| t.expand(bindings)) {
+        Ok(path) => path,
+        Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+    };
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) => return vec![Finding::failure(format!("cannot read {path}: {err}"))],
+    };
+    select(doc, pointer)
+        .into_iter()
+        .filter_map(|(at, value)| {
+            let value = value.cloned().unwrap_or(Value::Null);
+            let (weight, message) = positions::judge(&path, &bytes, &value, "the value")?;
+            let finding = Finding {
+                severity: weight.min(severity),
+                ..Finding::failure(format!("at {at}: {message}"))
+            };
+            Some(finding.diff(
+                format!("{} (the host's line count)", positions::line_count(&bytes)),
+                value.to_string(),
+            ))
+        })
+        .collect()
+}
