@@ -100,6 +100,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> RunReport {
     let start = Instant::now();
+    crate::running::machine::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
     let mut run = Run {
         progress,
@@ -188,6 +189,7 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         duration: Duration::ZERO,
         steps: Vec::new(),
         sandbox: None,
+        host_calls: Vec::new(),
         timeline: case.id.starts_with("session."),
     }
 }
@@ -287,6 +289,7 @@ impl Run<'_> {
                 target_sandbox = part.report.sandbox.clone();
             }
             merged.duration += part.report.duration;
+            merged.host_calls.extend(part.report.host_calls);
             merged.note = merged.note.or(part.report.note);
             kept.extend(part.report.sandbox);
         }
@@ -441,6 +444,7 @@ impl Run<'_> {
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
+        report.host_calls = sandbox.host_calls().iter().map(|c| c.command()).collect();
         // A unit that refused an input keeps its sandbox: the rules across
         // inputs may speak at its step once the units are merged.
         let refused = state.tally.as_ref().is_some_and(|t| !t.refused.is_empty());

@@ -17,6 +17,7 @@ impl Run<'_> {
         let mut inv = Invocation::new(self.plugin.to_path_buf(), args, sandbox.repo(), timeout);
         inv.env = sandbox.env();
         inv.env_remove = sandbox::env_remove();
+        inv.path_first = Some(sandbox.bin());
         inv.confine = sandbox.confinement().cloned();
         inv.guard = Some(sandbox.guard(self.options.max_write));
         inv
@@ -175,6 +176,7 @@ impl Run<'_> {
                 state.user.hooks_removed(before, installed, sandbox)
             }
             Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
+            Action::HostCalled { contains } => self.host_called(contains, sandbox, state),
             Action::CheckFileName => discovery::check_file_name(self.plugin),
             Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
             Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
@@ -192,6 +194,31 @@ impl Run<'_> {
         } else {
             StepEnd::Continue
         }
+    }
+
+    /// A failure unless the `entire` stand-in received a call containing
+    /// `contains`, naming the calls it did receive.
+    fn host_called(&self, contains: &str, sandbox: &Sandbox, state: &CaseState) -> Vec<Finding> {
+        let bindings = self.bindings(sandbox, state, None);
+        let want = match Template::parse(contains).and_then(|t| t.expand(&bindings)) {
+            Ok(want) => want,
+            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+        };
+        let calls: Vec<String> = sandbox.host_calls().iter().map(|c| c.command()).collect();
+        if calls.iter().any(|c| c.contains(&want)) {
+            return Vec::new();
+        }
+        let received = if calls.is_empty() {
+            "none".to_string()
+        } else {
+            calls.join("; ")
+        };
+        vec![
+            Finding::failure(format!(
+                "the `entire` stand-in on PATH received no call containing `{want}`"
+            ))
+            .diff(format!("a call containing `{want}`"), format!("calls: {received}")),
+        ]
     }
 
     /// What the agent would resume from after write-session: the file at

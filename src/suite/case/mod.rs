@@ -358,6 +358,13 @@ pub enum Action {
     /// by `plant_user_data` holding only the user's own key, as a user who
     /// already had those settings files.
     RestartWithLearntFiles,
+    /// Fails unless the sandbox's `entire` stand-in received a call whose
+    /// command line (`entire hooks foo stop`) contains `contains` (a
+    /// template): what the plugin, or a hook it installed, ran of the host.
+    HostCalled {
+        /// The text the call must contain.
+        contains: String,
+    },
     /// The plugin's file name must be `entire-agent-<name>`.
     CheckFileName,
     /// `info.name` should equal the `<name>` of the file name.

@@ -179,6 +179,9 @@ impl Known<'_> {
                 return Err(format!("read: no earlier step is named {read:?}"));
             }
         }
+        if let Some(Action::HostCalled { contains }) = &step.action {
+            self.check_template(contains, captures)?;
+        }
         let carried = step
             .on_refusal
             .iter()
