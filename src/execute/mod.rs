@@ -89,6 +89,8 @@ struct Run<'a> {
     breaker: Breaker,
     /// The generated round-trip inputs, made once.
     corpora: &'a property::Corpora,
+    /// Variables set for every invocation (`env:` of the case files).
+    env: &'a BTreeMap<String, String>,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -114,6 +116,7 @@ pub fn run(
         info: Value::Null,
         breaker: Breaker::new(options.fail_fast),
         corpora: &corpora,
+        env: &suite.env,
     };
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
     let mut reports = Vec::new();
@@ -138,6 +141,7 @@ pub fn run(
         None => run.parallel(&cases),
     };
     reports.extend(rest);
+    once_per_variable(&mut reports);
     run.progress.done();
     run.depot.finish();
     sweep_processes();
@@ -154,6 +158,47 @@ pub fn run(
         jobs: options.jobs,
         seed: options.seed,
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
+    }
+}
+
+/// A variable the agent sets and the sandbox does not is a warning once per
+/// run, at the first case in report order that met it (the same every
+/// run, whatever the jobs); the other cases' refusals for it are notes.
+fn once_per_variable(reports: &mut [CaseReport]) {
+    let mut said: BTreeMap<String, String> = BTreeMap::new();
+    for report in reports {
+        let mut lowered = false;
+        for finding in report.steps.iter_mut().flat_map(|s| s.findings.iter_mut()) {
+            if finding.severity != Severity::Warning {
+                continue;
+            }
+            let Some(variable) = crate::host::agent_env::named_in(&finding.message) else {
+                continue;
+            };
+            let variable = variable.to_string();
+            match said.get(&variable) {
+                None => {
+                    said.insert(variable, report.id.clone());
+                }
+                Some(first) => {
+                    finding.message = crate::host::agent_env::not_verified_again(&variable, first);
+                    finding.severity = Severity::Note;
+                    lowered = true;
+                }
+            }
+        }
+        if lowered {
+            if let Some(note) = &report.note
+                && let Some(variable) = crate::host::agent_env::named_in(note)
+                && let Some(first) = said.get(variable)
+                && *first != report.id
+            {
+                report.note = Some(crate::host::agent_env::not_verified_again(variable, first));
+            }
+            if report.outcome == CaseOutcome::Warning {
+                report.outcome = worst(&report.steps);
+            }
+        }
     }
 }
 

@@ -20,7 +20,42 @@ impl Run<'_> {
         inv.path_first = Some(sandbox.bin());
         inv.confine = sandbox.confinement().cloned();
         inv.guard = Some(sandbox.guard(self.options.max_write));
+        self.set_env(&mut inv, self.env, sandbox);
         inv
+    }
+
+    /// Sets the variables of an `env:` (the run's, or a case's over it) on
+    /// `inv`, expanded for `sandbox`. Their placeholders were checked at
+    /// load (`{{home}}`, `{{repo}}`, `{{tmp}}` only).
+    pub(super) fn set_env(
+        &self,
+        inv: &mut Invocation,
+        env: &BTreeMap<String, String>,
+        sandbox: &Sandbox,
+    ) {
+        if env.is_empty() {
+            return;
+        }
+        let captures = BTreeMap::new();
+        let bindings = Bindings {
+            repo: sandbox.repo().display().to_string(),
+            home: sandbox.home().display().to_string(),
+            tmp: sandbox.work().display().to_string(),
+            info: &self.info,
+            captures: &captures,
+            fixtures: self.fixtures,
+            item: None,
+            transcript: None,
+        };
+        for (name, template) in env {
+            let value = Template::parse(template)
+                .and_then(|t| t.expand(&bindings))
+                .unwrap_or_else(|_| template.clone());
+            match inv.env.iter_mut().find(|(k, _)| k == name) {
+                Some((_, old)) => *old = value.into(),
+                None => inv.env.push((name.clone(), value.into())),
+            }
+        }
     }
 
     pub(super) fn write_files(
@@ -328,6 +363,7 @@ impl Run<'_> {
             covers: &case.covers,
             refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
             empty_is_unread: self.empty_is_unread(case, index, state),
+            needs: crate::judge::environment::needed_variable(&inv, &outcome),
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
@@ -432,6 +468,7 @@ impl Run<'_> {
             self.options.timeout
         };
         let mut inv = self.invocation(sandbox, args, timeout);
+        self.set_env(&mut inv, &case.env, sandbox);
         inv.stdin = stdin;
         Ok((inv, stdin_file))
     }

@@ -61,6 +61,9 @@ pub struct StepContext<'a> {
     /// An all-zero answer counts as such a refusal too (the first answer of
     /// a generic pass: the plugin shows it did not read the transcript).
     pub empty_is_unread: bool,
+    /// The variable the plugin's clean refusal names that the sandbox does
+    /// not set (see [`crate::judge::environment`]).
+    pub needs: Option<String>,
 }
 
 /// Checks one outcome.
@@ -70,6 +73,12 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         return Verdict::Checked(findings, None);
     }
     let code = out.exit_code();
+    if ctx.step.expect.exit == ExitExpect::Success
+        && let Some(variable) = &ctx.needs
+    {
+        let refusal = crate::judge::environment::refusal(variable, ctx.step.on_refusal.as_ref());
+        return Verdict::Refused(refusal, findings);
+    }
     if code != Some(0)
         && let Some(refusal) = &ctx.step.on_refusal
     {

@@ -3,5 +3,6 @@
 
 pub mod checks;
 pub mod discovery;
+pub mod environment;
 pub mod roundtrip;
 pub mod userdata;

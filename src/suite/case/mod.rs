@@ -29,6 +29,7 @@ use serde_saphyr::Spanned;
 pub use crate::host::Severity;
 pub use crate::suite::fixtures::Fixtures;
 pub use load::{LoadError, Suite, load};
+pub use validate::check_env;
 pub use recording::{RecordedHook, Recording};
 
 /// Capabilities that have subcommands of their own, as named in `info`.
@@ -80,6 +81,13 @@ pub struct Case {
     /// Files written into the sandbox before the first step.
     #[serde(default)]
     pub files: Vec<FileSetup>,
+    /// Variables set for this case's invocations, over those of the run
+    /// (`env:` at the top of a case file): name to a template with
+    /// `{{home}}`, `{{repo}}`, `{{tmp}}`. The agent's own environment, which
+    /// the host passes on to the plugin (host-behaviour, "Plugins in the
+    /// wild": an agent that always exports a variable to its hooks).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
     /// The invocations, in order.
     #[serde(default)]
     pub steps: Vec<Spanned<Step>>,
