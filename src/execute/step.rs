@@ -252,7 +252,10 @@ impl Run<'_> {
             Finding::failure(format!(
                 "the `entire` stand-in on PATH received no call containing `{want}`"
             ))
-            .diff(format!("a call containing `{want}`"), format!("calls: {received}")),
+            .diff(
+                format!("a call containing `{want}`"),
+                format!("calls: {received}"),
+            ),
         ]
     }
 

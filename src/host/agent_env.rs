@@ -83,7 +83,9 @@ pub fn not_verified(variable: &str) -> String {
 /// The same refusal met again in the run: short, pointing at the case
 /// where the run said it in full.
 pub fn not_verified_again(variable: &str, first: &str) -> String {
-    format!("{NOT_VERIFIED}{variable}, which its agent sets (see {first}, where the run says it once)")
+    format!(
+        "{NOT_VERIFIED}{variable}, which its agent sets (see {first}, where the run says it once)"
+    )
 }
 
 #[cfg(test)]

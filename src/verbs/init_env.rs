@@ -24,7 +24,10 @@ pub fn needed(plugin: &Path, sandbox: &Sandbox, info: &Value) -> Vec<String> {
         .map(str::to_string)
         .collect();
     let repo = sandbox.repo().display().to_string();
-    for args in [vec!["detect"], vec!["get-session-dir", "--repo-path", &repo]] {
+    for args in [
+        vec!["detect"],
+        vec!["get-session-dir", "--repo-path", &repo],
+    ] {
         let args = args.into_iter().map(str::to_string).collect();
         let inv = invocation(plugin, sandbox, args);
         let outcome = crate::running::runner::run(&inv);
@@ -41,7 +44,9 @@ pub fn needed(plugin: &Path, sandbox: &Sandbox, info: &Value) -> Vec<String> {
 /// the protocol text was written").
 fn upper_identifier(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Whether `probe`'s environment sets `name`.
@@ -93,7 +98,10 @@ mod tests {
     #[test]
     fn the_block_sets_each_variable_under_home() {
         let text = block(&["FOO_HOME".to_string()]);
-        assert!(text.contains("env:\n  FOO_HOME: \"{{home}}/.foo_home\"\n"), "{text}");
+        assert!(
+            text.contains("env:\n  FOO_HOME: \"{{home}}/.foo_home\"\n"),
+            "{text}"
+        );
         assert_eq!(block(&[]), "");
     }
 }

@@ -29,8 +29,8 @@ use serde_saphyr::Spanned;
 pub use crate::host::Severity;
 pub use crate::suite::fixtures::Fixtures;
 pub use load::{LoadError, Suite, load};
-pub use validate::check_env;
 pub use recording::{RecordedHook, Recording};
+pub use validate::check_env;
 
 /// Capabilities that have subcommands of their own, as named in `info`.
 pub const CAPABILITIES: &[&str] = &[

@@ -32,7 +32,10 @@ const RESERVED_ENV: &[&str] = &[
 /// values whose placeholders are only `{{home}}`, `{{repo}}` and `{{tmp}}`.
 pub fn check_env(env: &std::collections::BTreeMap<String, String>) -> Result<(), String> {
     for (name, value) in env {
-        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             return Err(format!(
