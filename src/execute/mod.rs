@@ -41,6 +41,7 @@ use crate::suite::schema::Schemas;
 use crate::suite::template::{Bindings, Template, expand_json};
 
 pub mod breaker;
+mod once;
 mod property;
 mod session;
 mod step;
@@ -141,7 +142,7 @@ pub fn run(
         None => run.parallel(&cases),
     };
     reports.extend(rest);
-    once_per_variable(&mut reports);
+    once::once_per_variable(&mut reports);
     run.progress.done();
     run.depot.finish();
     sweep_processes();
@@ -158,47 +159,6 @@ pub fn run(
         jobs: options.jobs,
         seed: options.seed,
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
-    }
-}
-
-/// A variable the agent sets and the sandbox does not is a warning once per
-/// run, at the first case in report order that met it (the same every
-/// run, whatever the jobs); the other cases' refusals for it are notes.
-fn once_per_variable(reports: &mut [CaseReport]) {
-    let mut said: BTreeMap<String, String> = BTreeMap::new();
-    for report in reports {
-        let mut lowered = false;
-        for finding in report.steps.iter_mut().flat_map(|s| s.findings.iter_mut()) {
-            if finding.severity != Severity::Warning {
-                continue;
-            }
-            let Some(variable) = crate::host::agent_env::named_in(&finding.message) else {
-                continue;
-            };
-            let variable = variable.to_string();
-            match said.get(&variable) {
-                None => {
-                    said.insert(variable, report.id.clone());
-                }
-                Some(first) => {
-                    finding.message = crate::host::agent_env::not_verified_again(&variable, first);
-                    finding.severity = Severity::Note;
-                    lowered = true;
-                }
-            }
-        }
-        if lowered {
-            if let Some(note) = &report.note
-                && let Some(variable) = crate::host::agent_env::named_in(note)
-                && let Some(first) = said.get(variable)
-                && *first != report.id
-            {
-                report.note = Some(crate::host::agent_env::not_verified_again(variable, first));
-            }
-            if report.outcome == CaseOutcome::Warning {
-                report.outcome = worst(&report.steps);
-            }
-        }
     }
 }
 

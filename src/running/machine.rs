@@ -61,6 +61,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+mod orphans;
+
+pub use orphans::{Leader, Spawning, become_subreaper};
+
 /// Default of `--max-write`, in MiB.
 pub const DEFAULT_MAX_WRITE_MIB: u64 = 256;
 
@@ -359,68 +363,6 @@ impl Drop for OwnThread {
     }
 }
 
-/// The leaders of the calls running now: their processes are the standard
-/// library's to wait for, never the orphan reaper's.
-static LEADERS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
-
-/// A running call's leader, registered for as long as the value lives (see
-/// [`become_subreaper`]).
-pub struct Leader(u32);
-
-impl Leader {
-    /// Registers `pid`, the leader of a call just spawned.
-    pub fn track(pid: u32) -> Leader {
-        if let Ok(mut leaders) = LEADERS.lock() {
-            leaders.push(pid);
-        }
-        Leader(pid)
-    }
-}
-
-impl Drop for Leader {
-    fn drop(&mut self) {
-        if let Ok(mut leaders) = LEADERS.lock()
-            && let Some(at) = leaders.iter().position(|p| *p == self.0)
-        {
-            leaders.swap_remove(at);
-        }
-    }
-}
-
-/// Calls being spawned right now, whose leaders are not registered yet.
-static SPAWNING: AtomicU64 = AtomicU64::new(0);
-
-/// A call being spawned, until its leader is registered: meanwhile no
-/// exited child of the harness is waited for (it could be that leader).
-pub struct Spawning(());
-
-impl Spawning {
-    /// Marks a spawn as in progress.
-    pub fn enter() -> Spawning {
-        SPAWNING.fetch_add(1, Ordering::SeqCst);
-        Spawning(())
-    }
-}
-
-impl Drop for Spawning {
-    fn drop(&mut self) {
-        SPAWNING.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Makes the harness a child subreaper (Linux): a process a call started
-/// that outlives its parent becomes the harness's child instead of
-/// `init`'s, so that it is found even without the marker (see the module
-/// header). Off Linux, nothing.
-pub fn become_subreaper() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) only sets a flag of the
-    // calling process; no memory is involved.
-    unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0);
-    }
-}
-
 /// Kills every process still alive with `marker` that left the process
 /// group of the call led by `leader` (which the runner killed), and returns
 /// them. Members of the group still dying are killed again, not reported.
@@ -455,6 +397,7 @@ mod procs {
 
     use std::sync::OnceLock;
 
+    use super::orphans::{harness, kill_and_wait, orphans, stat, wait, without_marker};
     use super::{Lingering, MARKER_VAR};
 
     /// Rounds of find-and-kill: a process killed may have started another
@@ -505,7 +448,7 @@ mod procs {
     }
 
     /// Every process id listed in `/proc`.
-    fn all_pids() -> Vec<u32> {
+    pub(super) fn all_pids() -> Vec<u32> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
         };
@@ -590,7 +533,7 @@ mod procs {
         fields.nth(1)?.parse().ok()
     }
 
-    fn command(pid: u32) -> String {
+    pub(super) fn command(pid: u32) -> String {
         let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let words: Vec<String> = raw
             .split(|b| *b == 0)
@@ -604,155 +547,13 @@ mod procs {
         }
     }
 
-    fn kill(pid: u32) {
+    pub(super) fn kill(pid: u32) {
         if let Ok(pid) = libc::pid_t::try_from(pid) {
             // SAFETY: kill(2) touches no memory of ours.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
-    }
-
-    /// Kills `pid` and, when it is the harness's child (an orphan handed to
-    /// the subreaper), waits for it, so that it leaves no zombie.
-    fn kill_and_wait(pid: u32, ours: bool) {
-        kill(pid);
-        if ours {
-            wait(pid, 0);
-        }
-    }
-
-    /// waitpid(2) on one child of the harness.
-    fn wait(pid: u32, flags: libc::c_int) {
-        if let Ok(pid) = libc::pid_t::try_from(pid) {
-            let mut status = 0;
-            // SAFETY: waitpid writes the status into our local; the pid is
-            // an orphan's, never a child the standard library waits for.
-            unsafe {
-                libc::waitpid(pid, &mut status, flags);
-            }
-        }
-    }
-
-    /// What `/proc/<id>/stat` says of a process: its state, parent, process
-    /// group and session.
-    struct Stat {
-        state: char,
-        parent: u32,
-        group: u32,
-        session: u32,
-    }
-
-    fn stat(pid: u32) -> Option<Stat> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let (_, rest) = text.rsplit_once(')')?;
-        let mut fields = rest.split_whitespace();
-        let state = fields.next()?.chars().next()?;
-        let mut number = || fields.next()?.parse::<u32>().ok();
-        Some(Stat {
-            state,
-            parent: number()?,
-            group: number()?,
-            session: number()?,
-        })
-    }
-
-    /// The harness's own process id, process group and session.
-    fn harness() -> (u32, u32, u32) {
-        // SAFETY: getpid, getpgrp and getsid(0) only read the calling
-        // process's ids.
-        let (pid, group, session) = unsafe { (libc::getpid(), libc::getpgrp(), libc::getsid(0)) };
-        let id = |n: libc::pid_t| u32::try_from(n).unwrap_or(0);
-        (id(pid), id(group), id(session))
-    }
-
-    fn leads_a_call(pid: u32) -> bool {
-        super::LEADERS.lock().is_ok_and(|l| l.contains(&pid))
-    }
-
-    /// What to do with a process found without the marker.
-    enum Orphan {
-        /// Not a call's orphan: the harness's own, or another's.
-        No,
-        /// Exited already: wait for it.
-        Exited,
-        /// Still in the ended call's group (dying): kill it quietly.
-        InGroup,
-        /// Left the harness's session: kill it and report it.
-        Escaped,
-        /// In a group of its own in the harness's session.
-        Detached,
-    }
-
-    /// Whether `pid` is an orphan a call left to the harness, the
-    /// subreaper: its child, in no process group of the harness's own
-    /// (git and the like stay in it), leading no running call.
-    fn orphan(pid: u32, leader: Option<u32>) -> Orphan {
-        let (me, my_group, my_session) = harness();
-        let Some(stat) = stat(pid) else {
-            return Orphan::No;
-        };
-        if stat.parent != me || stat.group == my_group || leads_a_call(pid) {
-            return Orphan::No;
-        }
-        if stat.state == 'Z' || stat.state == 'X' {
-            // A call spawned just now may not be registered yet: its
-            // leader is the standard library's to wait for.
-            if super::SPAWNING.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-                return Orphan::No;
-            }
-            Orphan::Exited
-        } else if Some(stat.group) == leader {
-            Orphan::InGroup
-        } else if stat.session != my_session {
-            Orphan::Escaped
-        } else {
-            Orphan::Detached
-        }
-    }
-
-    /// Handles a process found after the call led by `leader` without the
-    /// marker: an orphan that escaped is killed and returned.
-    fn without_marker(pid: u32, leader: u32) -> Option<Lingering> {
-        match orphan(pid, Some(leader)) {
-            Orphan::No | Orphan::Detached => None,
-            Orphan::Exited => {
-                wait(pid, libc::WNOHANG);
-                None
-            }
-            Orphan::InGroup => {
-                kill_and_wait(pid, true);
-                None
-            }
-            Orphan::Escaped => {
-                let found = Lingering {
-                    pid,
-                    command: command(pid),
-                };
-                kill_and_wait(pid, true);
-                Some(found)
-            }
-        }
-    }
-
-    /// At the end of the run: every orphan left, killed and returned (the
-    /// exited ones waited for).
-    fn orphans() -> Vec<Lingering> {
-        let mut left = Vec::new();
-        for pid in all_pids() {
-            match orphan(pid, None) {
-                Orphan::No => {}
-                Orphan::Exited => wait(pid, libc::WNOHANG),
-                Orphan::InGroup | Orphan::Escaped | Orphan::Detached => {
-                    left.push(Lingering {
-                        pid,
-                        command: command(pid),
-                    });
-                    kill_and_wait(pid, true);
-                }
-            }
-        }
-        left
     }
 
     pub(super) fn reap(marker: &str, leader: u32) -> Vec<Lingering> {
