@@ -182,3 +182,35 @@ fn a_plugin_whose_info_fails_is_a_usage_error() {
         "nothing may be written"
     );
 }
+
+#[test]
+fn a_variable_a_first_call_names_is_set_by_the_scaffold() {
+    // needsenv refuses get-session-dir without FOO_HOME: the scaffold sets
+    // it with `env:`, and the suite with the scaffold runs for real.
+    let repo = tempfile::tempdir().expect("temp dir");
+    let plugin = common::plugin("wild/entire-agent-needsenv");
+    let out = harness()
+        .current_dir(repo.path())
+        .arg("init")
+        .arg(&plugin)
+        .arg("conformance")
+        .output()
+        .expect("agent-conform runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = repo.path().join("conformance");
+    let cases = text(&dir.join("needsenv.yaml"));
+    assert!(
+        cases.contains("env:\n  FOO_HOME: \"{{home}}/.foo_home\"\n"),
+        "{cases}"
+    );
+    let dir = dir.to_string_lossy().into_owned();
+    let only = ["--cases", &dir, "--only", "core.get-session-dir.*"];
+    let run = run_json(&plugin, &only, &[]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.ids("note"), Vec::<String>::new());
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+}

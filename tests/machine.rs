@@ -106,6 +106,33 @@ fn a_detached_process_is_reported_killed_and_left_out_of_the_reproduce_command()
 }
 
 #[test]
+fn a_process_detached_without_the_marker_is_still_found_killed_and_reported() {
+    // `env -i` clears the environment, marker included: the harness, a
+    // child subreaper, still gets the orphan when its parent exits.
+    let scratch = tempfile::tempdir().expect("dir");
+    let pid_file = scratch.path().join("pids");
+    let pid_text = pid_file.display().to_string();
+    let plugin = common::plugin("broken/entire-agent-detaches-env-i");
+    let args = ["--no-confine", "--only", "core.detect.schema"];
+    let run = common::run_json(&plugin, &args, &[("AC_DETACHED_PID_FILE", &pid_text)]);
+    assert_eq!(run.ids("warning"), ["core.detect.schema"]);
+    let message = run.messages("core.detect.schema");
+    assert!(
+        message.contains("left running after `detect` returned: `sleep 600`"),
+        "{message}"
+    );
+    let pids: Vec<i32> = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert_eq!(pids.len(), 1, "one detach per detect call: {pids:?}");
+    for pid in pids {
+        wait_for(&format!("the detached sleep {pid} gone"), || dead(pid));
+    }
+}
+
+#[test]
 fn after_fifty_failing_runs_only_the_newest_five_keep_their_sandboxes() {
     let base = tempfile::tempdir_in(agent_conform::running::sandbox::default_base()).expect("dir");
     let dir = base.path().to_str().expect("utf-8");

@@ -471,3 +471,20 @@ fn real_bugs_fail_the_default_run() {
         );
     }
 }
+
+#[test]
+fn a_schema_warning_on_info_is_said_once() {
+    // Three cases read info; its documented shape is core.info.schema's to
+    // judge, so a missing description is one schema warning, not three.
+    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "info-missing-description")];
+    let run = run_json(&reference(), &["--only", "core.info.*"], &fault);
+    let schema_said: Vec<&str> = [
+        "core.info.schema",
+        "core.info.identity",
+        "core.info.hooks-consistent",
+    ]
+    .into_iter()
+    .filter(|id| run.messages(id).contains("schemas/info.json"))
+    .collect();
+    assert_eq!(schema_said, ["core.info.schema"]);
+}

@@ -68,6 +68,7 @@ fn case(id: &str, capability: &str, outcome: CaseOutcome, steps: Vec<StepReport>
         note: None,
         duration: Duration::from_millis(250),
         steps,
+        host_calls: Vec::new(),
         timeline: false,
     }
 }

@@ -634,3 +634,81 @@ fn a_declared_capability_without_its_subcommand_is_missing_at_the_hosts_severity
         "a declared capability without its subcommand: info declares text_generator",
     );
 }
+
+#[test]
+fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks_for_real() {
+    // FOO_HOME must be set in every session and hook subcommand: each case
+    // that needs it is "not verified here", a warning once per run (at the
+    // first case in report order) with the YAML that sets it, notes after.
+    let notes = [
+        "core.path-safety.session-id-parent",
+        "core.path-safety.session-id-absolute",
+        "core.path-safety.session-id-backslash",
+        "core.format-resume-command.non-empty",
+        "core.format-resume-command.mentions-id",
+        "core.get-session-id.from-input",
+        "core.get-session-dir.non-empty",
+        "core.get-session-dir.absolute",
+        "core.resolve-session-file.contains-id",
+        "core.resolve-session-file.distinct-ids",
+        "core.session.write-then-read",
+        "hooks.lifecycle.fresh-not-installed",
+        "hooks.lifecycle.install",
+        "hooks.lifecycle.idempotent",
+        "hooks.lifecycle.force",
+        "hooks.lifecycle.local-dev",
+        "hooks.lifecycle.uninstall",
+        "hooks.lifecycle.uninstall-when-not-installed",
+        "hooks.user-data.fresh-install",
+        "hooks.user-data.existing-settings",
+        "hooks.user-data.no-leftovers",
+        "session.enable-remove",
+        "session.agent",
+    ];
+    let first = "core.path-safety.write-session-ref-escapes";
+    passes_with("needsenv", &[], &[first], &notes);
+    let run = run_json(&wild("needsenv"), &[], &[]);
+    let message = run.messages(first);
+    assert!(
+        message.contains("not verified here: the plugin needs FOO_HOME, which its agent sets")
+            && message.contains("`env: {FOO_HOME: \"{{home}}/...\"}`"),
+        "{message}"
+    );
+    let again = run.messages("hooks.lifecycle.install");
+    assert!(
+        again.contains(&format!("(see {first}, where the run says it once)")),
+        "{again}"
+    );
+    // Its own case file sets FOO_HOME with `env:`: everything runs and passes.
+    let args = ["--cases", &cases("needsenv")];
+    passes_with("needsenv", &args, &[], &[]);
+    let run = run_json(&wild("needsenv"), &args, &[]);
+    for id in [
+        "needsenv.session-dir.under-foo-home",
+        "needsenv.session-dir.case-env",
+        "hooks.lifecycle.install",
+        "core.session.write-then-read",
+        "session.agent",
+    ] {
+        assert!(run.ids("passed").iter().any(|p| p == id), "{id} passes");
+    }
+}
+
+#[test]
+fn a_plugin_that_needs_entire_on_path_finds_the_stand_in() {
+    // install-hooks refuses without `entire` on PATH; the sandbox's
+    // stand-in is there, as the host is, and records the call it gets.
+    passes_with("needsentire", &[], &[], &[]);
+    let args = ["--cases", &cases("needsentire")];
+    passes_with("needsentire", &args, &[], &[]);
+    let run = run_json(&wild("needsentire"), &args, &[]);
+    let case = run.report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "needsentire.install.asks-the-host")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(case["outcome"]["kind"], "passed", "{case}");
+    assert_eq!(case["host_calls"], serde_json::json!(["entire --version"]));
+}

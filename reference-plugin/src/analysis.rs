@@ -304,7 +304,7 @@ pub fn extract_prompts(ctx: &Context, request: &Request) -> Result<Output> {
 pub fn extract_summary(ctx: &Context, request: &Request) -> Result<Output> {
     let content = read_file(request.args.value("--session-ref"))?;
     let summary = transcript::summary(&content);
-    let has_summary = summary.is_some();
+    let has_summary = summary.is_some() || ctx.fault(Fault::SummaryClaimedWithoutSummary);
     let answer = if ctx.fault(Fault::SummaryStringBool) {
         json!({ "summary": summary.unwrap_or_default(), "has_summary": has_summary.to_string() })
     } else {

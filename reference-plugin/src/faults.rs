@@ -306,6 +306,9 @@ faults! {
     AnalysisOffsetIgnoredWhenGrown = "analysis-offset-ignored-when-grown",
     /// `extract-summary` writes `has_summary` as a string.
     SummaryStringBool = "summary-string-bool",
+    /// `extract-summary` answers `has_summary` true, with an empty summary,
+    /// for a transcript without a summary.
+    SummaryClaimedWithoutSummary = "summary-claimed-without-summary",
     /// `calculate-tokens` writes `input_tokens` as float text (`1500.0`).
     TokensFloat = "tokens-float",
     /// `calculate-tokens` ignores `--offset` and counts the whole transcript.

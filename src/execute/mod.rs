@@ -42,6 +42,7 @@ use crate::suite::template::{Bindings, Template, expand_json};
 
 mod at_once;
 pub mod breaker;
+mod once;
 mod property;
 mod reach;
 mod session;
@@ -95,6 +96,8 @@ struct Run<'a> {
     corpora: &'a property::Corpora,
     /// What the host can reach of this plugin, known after the gate.
     reach: crate::host::reach::Reach,
+    /// Variables set for every invocation (`env:` of the case files).
+    env: &'a BTreeMap<String, String>,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -106,6 +109,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> RunReport {
     let start = Instant::now();
+    crate::running::machine::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
     let mut run = Run {
         progress,
@@ -121,6 +125,7 @@ pub fn run(
         breaker: Breaker::new(options.fail_fast),
         corpora: &corpora,
         reach: Default::default(),
+        env: &suite.env,
     };
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
     let mut reports = Vec::new();
@@ -148,6 +153,7 @@ pub fn run(
         }
     };
     reports.extend(rest);
+    once::once_per_variable(&mut reports);
     run.progress.done();
     run.depot.finish();
     sweep_processes();
@@ -199,6 +205,7 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         duration: Duration::ZERO,
         steps: Vec::new(),
         sandbox: None,
+        host_calls: Vec::new(),
         timeline: case.id.starts_with("session."),
     }
 }
@@ -298,6 +305,7 @@ impl Run<'_> {
                 target_sandbox = part.report.sandbox.clone();
             }
             merged.duration += part.report.duration;
+            merged.host_calls.extend(part.report.host_calls);
             merged.note = merged.note.or(part.report.note);
             kept.extend(part.report.sandbox);
         }
@@ -457,6 +465,7 @@ impl Run<'_> {
         let mut report = report_shell(case, outcome);
         report.note = note;
         report.steps = state.reports;
+        report.host_calls = sandbox.host_calls().iter().map(|c| c.command()).collect();
         // A unit that refused an input keeps its sandbox: the rules across
         // inputs may speak at its step once the units are merged.
         let refused = state.tally.as_ref().is_some_and(|t| !t.refused.is_empty());

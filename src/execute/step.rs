@@ -19,9 +19,45 @@ impl Run<'_> {
         let mut inv = Invocation::new(self.plugin.to_path_buf(), args, sandbox.repo(), timeout);
         inv.env = sandbox.env();
         inv.env_remove = sandbox::env_remove();
+        inv.path_first = Some(sandbox.bin());
         inv.confine = sandbox.confinement().cloned();
         inv.guard = Some(sandbox.guard(self.options.max_write));
+        self.set_env(&mut inv, self.env, sandbox);
         inv
+    }
+
+    /// Sets the variables of an `env:` (the run's, or a case's over it) on
+    /// `inv`, expanded for `sandbox`. Their placeholders were checked at
+    /// load (`{{home}}`, `{{repo}}`, `{{tmp}}` only).
+    pub(super) fn set_env(
+        &self,
+        inv: &mut Invocation,
+        env: &BTreeMap<String, String>,
+        sandbox: &Sandbox,
+    ) {
+        if env.is_empty() {
+            return;
+        }
+        let captures = BTreeMap::new();
+        let bindings = Bindings {
+            repo: sandbox.repo().display().to_string(),
+            home: sandbox.home().display().to_string(),
+            tmp: sandbox.work().display().to_string(),
+            info: &self.info,
+            captures: &captures,
+            fixtures: self.fixtures,
+            item: None,
+            transcript: None,
+        };
+        for (name, template) in env {
+            let value = Template::parse(template)
+                .and_then(|t| t.expand(&bindings))
+                .unwrap_or_else(|_| template.clone());
+            match inv.env.iter_mut().find(|(k, _)| k == name) {
+                Some((_, old)) => *old = value.into(),
+                None => inv.env.push((name.clone(), value.into())),
+            }
+        }
     }
 
     pub(super) fn write_files(
@@ -185,6 +221,7 @@ impl Run<'_> {
                 state.user.hooks_removed(before, installed, sandbox)
             }
             Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
+            Action::HostCalled { contains } => self.host_called(contains, sandbox, state),
             Action::CheckFileName => discovery::check_file_name(self.plugin),
             Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
             Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
@@ -202,6 +239,34 @@ impl Run<'_> {
         } else {
             StepEnd::Continue
         }
+    }
+
+    /// A failure unless the `entire` stand-in received a call containing
+    /// `contains`, naming the calls it did receive.
+    fn host_called(&self, contains: &str, sandbox: &Sandbox, state: &CaseState) -> Vec<Finding> {
+        let bindings = self.bindings(sandbox, state, None);
+        let want = match Template::parse(contains).and_then(|t| t.expand(&bindings)) {
+            Ok(want) => want,
+            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+        };
+        let calls: Vec<String> = sandbox.host_calls().iter().map(|c| c.command()).collect();
+        if calls.iter().any(|c| c.contains(&want)) {
+            return Vec::new();
+        }
+        let received = if calls.is_empty() {
+            "none".to_string()
+        } else {
+            calls.join("; ")
+        };
+        vec![
+            Finding::failure(format!(
+                "the `entire` stand-in on PATH received no call containing `{want}`"
+            ))
+            .diff(
+                format!("a call containing `{want}`"),
+                format!("calls: {received}"),
+            ),
+        ]
     }
 
     /// What the agent would resume from after write-session: the file at
@@ -357,6 +422,7 @@ impl Run<'_> {
             refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
             empty_is_unread: self.empty_is_unread(case, index, state),
             agent: &agent,
+            needs: crate::judge::environment::needed_variable(&inv, &outcome),
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
@@ -479,6 +545,7 @@ impl Run<'_> {
             self.options.timeout
         };
         let mut inv = self.invocation(sandbox, args, timeout);
+        self.set_env(&mut inv, &case.env, sandbox);
         inv.stdin = stdin;
         inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
         Ok((inv, stdin_file))

@@ -37,6 +37,13 @@ pub const PROTOCOL_VERSION_VAR: &str = "ENTIRE_PROTOCOL_VERSION";
 /// The variable holding [`CLI_VERSION`].
 pub const CLI_VERSION_VAR: &str = "ENTIRE_CLI_VERSION";
 
+/// The host's own command: whenever the host runs a plugin it is on `PATH`,
+/// and the hooks a plugin installs call `entire hooks <agent> <hook>`
+/// (host-behaviour.md, "Plugins in the wild": "A plugin that expects
+/// `entire` on `PATH`"). The sandbox puts a stand-in of that name first on
+/// `PATH` (`running::sandbox`).
+pub const HOST_COMMAND: &str = "entire";
+
 /// The variables the host adds to its own environment for every call, for a
 /// work tree at `repo`, in the order reports print them.
 pub fn environment(repo: &Path) -> Vec<(String, OsString)> {

@@ -3,6 +3,8 @@
 //!
 //! Cases and checks ask this layer; they do not restate it. Each module
 //! names the section of host-behaviour.md it encodes:
+//! - [`agent_env`]: a refusal naming a variable the agent always sets
+//!   ("Plugins in the wild");
 //! - [`answers`]: how each JSON answer is decoded (Go's `encoding/json`) and
 //!   what each field's zero value costs the user ("How output is decoded",
 //!   "What each answer costs the user, from the host's source");
@@ -29,6 +31,7 @@
 //!
 //! This layer depends on no other layer of the crate.
 
+pub mod agent_env;
 pub mod answers;
 pub mod builtin_dirs;
 pub mod chunker;

@@ -64,6 +64,9 @@ pub struct StepContext<'a> {
     /// The name the host registers the plugin under (`entire-agent-<name>`),
     /// for the owner lookup's sorted name order.
     pub agent: &'a str,
+    /// The variable the plugin's clean refusal names that the sandbox does
+    /// not set (see [`crate::judge::environment`]).
+    pub needs: Option<String>,
 }
 
 /// Checks one outcome.
@@ -73,6 +76,12 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         return Verdict::Checked(findings, None);
     }
     let code = out.exit_code();
+    if ctx.step.expect.exit == ExitExpect::Success
+        && let Some(variable) = &ctx.needs
+    {
+        let refusal = crate::judge::environment::refusal(variable, ctx.step.on_refusal.as_ref());
+        return Verdict::Refused(refusal, findings);
+    }
     if code != Some(0)
         && let Some(refusal) = &ctx.step.on_refusal
     {

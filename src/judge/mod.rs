@@ -7,5 +7,6 @@ pub mod formats;
 pub mod planted;
 pub mod late;
 pub mod positions;
+pub mod environment;
 pub mod roundtrip;
 pub mod userdata;

@@ -165,7 +165,7 @@ impl UserData {
         let grew = |rel: &String, n: usize| n > was.get(rel).copied().unwrap_or(0);
         if !added.iter().any(|(rel, n)| grew(rel, *n)) {
             return vec![Finding::note(format!(
-                "install-hooks added no line running `{}<agent> <hook>` that the harness could \
+                "install-hooks added no line running `{} <agent> <hook>` that the harness could \
                  find, so only are-hooks-installed says whether the hooks are gone",
                 HOOK_MARK.trim_end()
             ))];
@@ -450,4 +450,29 @@ fn hash_file(path: &Path) -> u64 {
     let mut hasher = DefaultHasher::new();
     fs::read(path).unwrap_or_default().hash(&mut hasher);
     hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::Severity;
+
+    #[test]
+    fn an_install_that_added_no_hook_line_is_a_note_naming_the_command() {
+        let base = tempfile::tempdir().expect("dir");
+        let sandbox = Sandbox::create("userdata-test", base.path()).expect("sandbox");
+        let mut user = UserData::default();
+        user.snapshot("before", &sandbox);
+        user.snapshot("installed", &sandbox);
+        let found = user.hooks_removed("before", "installed", &sandbox);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Note);
+        assert!(
+            found[0]
+                .message
+                .contains("no line running `entire hooks <agent> <hook>`"),
+            "{}",
+            found[0].message
+        );
+    }
 }

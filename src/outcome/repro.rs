@@ -5,9 +5,10 @@
 //!
 //! Both name only what the harness itself set: the working directory, the
 //! variables it set and the names of those it removed, the arguments and the
-//! saved stdin. Nothing else of the user's environment is written down (PATH
-//! and the rest are inherited from whoever runs the command, as the host
-//! passes its own).
+//! saved stdin, and the sandbox's `bin` put first on `PATH` (the stand-in
+//! for the host's `entire`). Nothing else of the user's environment is
+//! written down (the rest is inherited from whoever runs the command, as the
+//! host passes its own).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -33,6 +34,8 @@ pub struct Replay {
     pub env: Vec<(String, OsString)>,
     /// The names of the variables the harness removed.
     pub env_remove: Vec<String>,
+    /// The directory the harness put first on `PATH` (the `entire` stand-in).
+    pub path_first: Option<PathBuf>,
     /// The saved stdin; `None` means no stdin (`/dev/null`).
     pub stdin_file: Option<PathBuf>,
     /// The deadline the harness gave the invocation.
@@ -50,6 +53,7 @@ impl Replay {
             cwd: inv.cwd.clone(),
             env: inv.env.clone(),
             env_remove: inv.env_remove.clone(),
+            path_first: inv.path_first.clone(),
             stdin_file: inv.stdin.as_ref().and(stdin_file).map(Path::to_path_buf),
             timeout: inv.timeout,
             confined: inv.confine.is_some(),
@@ -88,6 +92,9 @@ pub fn replay_line(replay: &Replay) -> String {
         for key in &replay.env_remove {
             line.push_str(&format!(" -u {}", quote(key)));
         }
+    }
+    if let Some(dir) = &replay.path_first {
+        line.push_str(&format!(" PATH={}", path_first(dir)));
     }
     for (key, value) in &replay.env {
         line.push_str(&format!(" {key}={}", quote(&value.to_string_lossy())));
@@ -220,8 +227,9 @@ fn header(out: &mut String, case_id: &str, steps: &[Numbered]) {
         "# Reruns an invocation of the agent-conform case {} by hand, as\n\
          # agent-conform {} ran it: the same working directory, the variables it set,\n\
          # without the GIT_* variables it removed ({removed}), the same\n\
-         # arguments and the saved stdin. The rest of the environment (PATH and the\n\
-         # others) is yours, as the host passes its own.\n\
+         # arguments and the saved stdin, and the stand-in for the host's `entire`\n\
+         # first on PATH (it records each call in entire-calls/ and exits 0). The rest\n\
+         # of the environment is yours, as the host passes its own.\n\
          #\n\
          # Usage: sh reproduce.sh N\n\
          # It prints the command on stderr first, one line starting with \"+ \", then\n\
@@ -271,6 +279,9 @@ fn branch(out: &mut String, step: &Numbered) {
         "  cd {} || exit 125",
         quote(&replay.cwd.to_string_lossy())
     );
+    if let Some(dir) = &replay.path_first {
+        let _ = writeln!(out, "  export PATH={}", path_first(dir));
+    }
     for (key, value) in &replay.env {
         let _ = writeln!(out, "  export {key}={}", quote(&value.to_string_lossy()));
     }
@@ -278,6 +289,11 @@ fn branch(out: &mut String, step: &Numbered) {
     let _ = writeln!(out, "  line={}", quote(&replay_line(replay)));
     let _ = writeln!(out, "  set -- {}", replay.invocation());
     out.push_str("  ;;\n");
+}
+
+/// `DIR:"$PATH"`, quoted: the caller's `PATH` with `dir` first.
+fn path_first(dir: &Path) -> String {
+    format!("{}:\"$PATH\"", quote(&dir.to_string_lossy()))
 }
 
 /// Text made safe for a one-line shell comment: control characters shown

@@ -127,6 +127,11 @@ pub struct CaseReport {
     pub steps: Vec<StepReport>,
     /// The sandbox, when it was kept.
     pub sandbox: Option<PathBuf>,
+    /// The calls the sandbox's `entire` stand-in received during the case
+    /// (`entire hooks foo stop`), oldest first; left out of the JSON when
+    /// there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub host_calls: Vec<String>,
     /// The steps are a timeline of host steps (the `session.*` cases): a
     /// report shows all of them when the case did not pass.
     #[serde(skip)]

@@ -179,6 +179,9 @@ impl Human {
                     self.dim(&step.command)
                 );
             }
+            for call in &case.host_calls {
+                let _ = writeln!(out, "       `entire` stand-in called: {}", self.dim(call));
+            }
         }
     }
 

@@ -39,12 +39,31 @@
 //! run's marker is killed: a full scan of `/proc` (0.3 to 0.5 ms for 70
 //! processes). Off Linux, processes are not looked for.
 //!
+//! A descendant that cleared its environment (`env -i`, a daemon that
+//! rebuilds its own) carries no marker. So on Linux the harness is a child
+//! subreaper (`PR_SET_CHILD_SUBREAPER`, set by [`become_subreaper`] when a
+//! run starts): whatever a call started that outlives its parent is handed
+//! to the harness instead of to `init`. Among the ids looked at after a
+//! call, a process whose parent is the harness, that is in no process group
+//! of the harness's own and leads no running call, is a call's orphan: one
+//! that left the harness's session (a daemon, `setsid`) is killed and
+//! reported like a marked one, one still in the ended call's group is
+//! killed quietly, and the orphans that already exited are reaped (waited
+//! for), so that none stays a zombie. At the end of the run every orphan
+//! left, whatever its session, is killed and reported. The look costs one
+//! more read of `/proc/<id>/stat` for the few ids without the marker that
+//! are alive and ours.
+//!
 //! Over 500 lines: the bounds on a call's writes and leftover processes,
 //! with the measurements that justify them in this header and their tests.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+
+mod orphans;
+
+pub use orphans::{Leader, Spawning, become_subreaper};
 
 /// Default of `--max-write`, in MiB.
 pub const DEFAULT_MAX_WRITE_MIB: u64 = 256;
@@ -378,6 +397,7 @@ mod procs {
 
     use std::sync::OnceLock;
 
+    use super::orphans::{harness, kill_and_wait, orphans, stat, wait, without_marker};
     use super::{Lingering, MARKER_VAR};
 
     /// Rounds of find-and-kill: a process killed may have started another
@@ -428,7 +448,7 @@ mod procs {
     }
 
     /// Every process id listed in `/proc`.
-    fn all_pids() -> Vec<u32> {
+    pub(super) fn all_pids() -> Vec<u32> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
         };
@@ -513,7 +533,7 @@ mod procs {
         fields.nth(1)?.parse().ok()
     }
 
-    fn command(pid: u32) -> String {
+    pub(super) fn command(pid: u32) -> String {
         let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let words: Vec<String> = raw
             .split(|b| *b == 0)
@@ -527,7 +547,7 @@ mod procs {
         }
     }
 
-    fn kill(pid: u32) {
+    pub(super) fn kill(pid: u32) {
         if let Ok(pid) = libc::pid_t::try_from(pid) {
             // SAFETY: kill(2) touches no memory of ours.
             unsafe {
@@ -550,17 +570,24 @@ mod procs {
             for pid in ids(from, to) {
                 // The harness's own threads (a call's readers and waiter)
                 // take ids from the same cycle; most ids are gone already.
-                if ours(pid) || !signalable(pid) || !carries(pid, entry.as_bytes(), false) {
+                if ours(pid) || !signalable(pid) {
                     continue;
                 }
-                let Some(group) = group_of(pid) else { continue };
+                if !carries(pid, entry.as_bytes(), false) {
+                    left.extend(without_marker(pid, leader));
+                    continue;
+                }
+                let Some(group) = group_of(pid) else {
+                    wait(pid, libc::WNOHANG);
+                    continue;
+                };
                 if group != leader {
                     left.push(Lingering {
                         pid,
                         command: command(pid),
                     });
                 }
-                kill(pid);
+                kill_and_wait(pid, stat(pid).is_some_and(|s| s.parent == harness().0));
             }
             from = to;
         }
@@ -569,7 +596,13 @@ mod procs {
 
     pub(super) fn sweep(run: &str) -> Vec<Lingering> {
         let prefix = format!("{MARKER_VAR}={run}.");
-        sweep_matching(prefix.as_bytes(), true, None)
+        let mut left = sweep_matching(prefix.as_bytes(), true, None);
+        for orphan in orphans() {
+            if !left.iter().any(|l| l.pid == orphan.pid) {
+                left.push(orphan);
+            }
+        }
+        left
     }
 
     /// Kills every process whose environment carries `entry`, in a few
@@ -593,7 +626,7 @@ mod procs {
                         command: command(pid),
                     });
                 }
-                kill(pid);
+                kill_and_wait(pid, stat(pid).is_some_and(|s| s.parent == harness().0));
             }
             std::thread::yield_now();
         }

@@ -48,6 +48,9 @@ pub struct Invocation {
     pub env: Vec<(String, OsString)>,
     /// Variables removed from the inherited environment.
     pub env_remove: Vec<String>,
+    /// A directory put first on the inherited `PATH` (the sandbox's `bin`,
+    /// with the stand-in for the host's `entire`).
+    pub path_first: Option<PathBuf>,
     /// Bytes written to stdin before it is closed; `None` gives no stdin at all.
     pub stdin: Option<Bytes>,
     /// Deliver stdin in two parts, split at the middle, the second this long
@@ -82,6 +85,7 @@ impl Invocation {
             cwd,
             env: Vec::new(),
             env_remove: Vec::new(),
+            path_first: None,
             stdin: None,
             stdin_delay: None,
             timeout,
@@ -207,11 +211,16 @@ pub fn run(inv: &Invocation) -> Outcome {
         return spawn_failure(inv, io::Error::other("the run was interrupted"), start);
     };
     let marker = inv.guard.as_ref().map(|_| machine::next_marker());
+    let spawning = machine::Spawning::enter();
     let mut child = match spawn(inv, marker.as_deref()) {
         Ok(child) => child,
         Err(err) => return spawn_failure(inv, err, start),
     };
     let pid = child.id();
+    // Its process is the standard library's to wait for, not the orphan
+    // reaper's (see crate::running::machine).
+    let _leader = machine::Leader::track(pid);
+    drop(spawning);
     if let Some(guard) = &inv.guard {
         machine::limit_writes(pid, guard.max_write);
     }
@@ -290,6 +299,9 @@ fn spawn(inv: &Invocation, marker: Option<&str>) -> io::Result<Child> {
     for key in &inv.env_remove {
         cmd.env_remove(key);
     }
+    if let Some(dir) = &inv.path_first {
+        cmd.env("PATH", path_with(dir));
+    }
     for (key, value) in &inv.env {
         cmd.env(key, value);
     }
@@ -301,6 +313,15 @@ fn spawn(inv: &Invocation, marker: Option<&str>) -> io::Result<Child> {
         Some(confinement) => confinement.spawn(&mut cmd),
         None => cmd.spawn(),
     }
+}
+
+/// The inherited `PATH` with `dir` first (the inherited one is read once).
+fn path_with(dir: &Path) -> OsString {
+    static INHERITED: std::sync::OnceLock<Option<OsString>> = std::sync::OnceLock::new();
+    let inherited = INHERITED.get_or_init(|| std::env::var_os("PATH"));
+    let mut dirs = vec![dir.to_path_buf()];
+    dirs.extend(inherited.iter().flat_map(std::env::split_paths));
+    std::env::join_paths(dirs).unwrap_or_else(|_| dir.as_os_str().to_owned())
 }
 
 #[cfg(unix)]

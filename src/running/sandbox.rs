@@ -20,6 +20,13 @@ use crate::running::interrupt;
 /// The directory between the sandbox root and the repository.
 const NEST: &str = "nest";
 
+/// The sandbox directory put first on `PATH`: it holds the stand-in for the
+/// host's `entire` command.
+const BIN: &str = "bin";
+
+/// The sandbox directory where the stand-in records each call it receives.
+const CALLS: &str = "entire-calls";
+
 /// Entries of `dir` whose names are not in `known`.
 fn unknown_entries(dir: &Path, known: &[&str]) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -68,9 +75,12 @@ impl Sandbox {
             sandbox.tmp(),
             sandbox.work(),
             sandbox.stdin_dir(),
+            sandbox.bin(),
+            sandbox.host_calls_dir(),
         ] {
             fs::create_dir_all(sub)?;
         }
+        write_stand_in(&sandbox.bin(), &sandbox.host_calls_dir())?;
         for (_, path) in sandbox.home_dirs() {
             fs::create_dir_all(path)?;
         }
@@ -139,7 +149,7 @@ impl Sandbox {
     /// Entries a plugin created outside the places it may write: the
     /// repository, HOME, TMPDIR and the harness's scratch directories.
     pub fn strays(&self) -> Vec<PathBuf> {
-        let known_root = [NEST, "home", "tmp", "work", "stdin"];
+        let known_root = [NEST, "home", "tmp", "work", "stdin", BIN, CALLS];
         let mut strays = unknown_entries(&self.root, &known_root);
         strays.extend(unknown_entries(&self.root.join(NEST), &["repo"]));
         strays
@@ -159,6 +169,23 @@ impl Sandbox {
     /// files the cases hand to the plugin (`{{tmp}}` in case files).
     pub fn work(&self) -> PathBuf {
         self.root.join("work")
+    }
+
+    /// The directory first on every call's `PATH`: the stand-in for the
+    /// host's `entire` command lives there (see [`write_stand_in`]).
+    pub fn bin(&self) -> PathBuf {
+        self.root.join(BIN)
+    }
+
+    /// Where the `entire` stand-in records the calls it receives: one
+    /// `<pid>.args` (the arguments, one per line) and `<pid>.stdin` per call.
+    pub fn host_calls_dir(&self) -> PathBuf {
+        self.root.join(CALLS)
+    }
+
+    /// The calls the `entire` stand-in received so far, oldest first.
+    pub fn host_calls(&self) -> Vec<HostCall> {
+        host_calls(&self.host_calls_dir())
     }
 
     /// Where each step's stdin is saved, so a failure can be reproduced.
@@ -209,6 +236,89 @@ impl Sandbox {
         env.extend(crate::host::invocation::environment(&self.repo()));
         env
     }
+}
+
+/// One call of the `entire` stand-in: what a hook (or the plugin) ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostCall {
+    /// The arguments after `entire`.
+    pub args: Vec<String>,
+    /// What it read on stdin (nothing when stdin was a terminal).
+    pub stdin: Vec<u8>,
+}
+
+impl HostCall {
+    /// The call as a command line: `entire hooks foo stop`.
+    pub fn command(&self) -> String {
+        let mut line = crate::host::invocation::HOST_COMMAND.to_string();
+        for arg in &self.args {
+            line.push(' ');
+            line.push_str(arg);
+        }
+        line
+    }
+}
+
+/// The stand-in for the host's `entire` command, a POSIX shell script: it
+/// records its arguments and stdin under `calls` and exits 0, as the host's
+/// `entire hooks <agent> <hook>` does for a hook that it accepts. It
+/// forwards nothing anywhere (unlike `agent-conform record`'s shim). A
+/// fork of `sh`, `printf` and `cat` per call: a hook that runs it pays about
+/// a millisecond, and a plugin that never calls it pays nothing.
+fn stand_in(calls: &Path) -> String {
+    let dir = format!("'{}'", calls.to_string_lossy().replace('\'', "'\\''"));
+    format!(
+        "#!/bin/sh\n\
+         # agent-conform's stand-in for the Entire CLI: records the call, exits 0.\n\
+         d={dir}\n\
+         if [ $# -gt 0 ]; then printf '%s\\n' \"$@\"; fi > \"$d/$$.args\"\n\
+         if [ -t 0 ]; then : > \"$d/$$.stdin\"; else cat > \"$d/$$.stdin\"; fi\n\
+         exit 0\n"
+    )
+}
+
+/// Writes the stand-in as `bin/entire`, executable.
+fn write_stand_in(bin: &Path, calls: &Path) -> io::Result<()> {
+    let path = bin.join(crate::host::invocation::HOST_COMMAND);
+    fs::write(&path, stand_in(calls))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// The calls recorded in `dir`, oldest first (by modification time, then
+/// process id).
+fn host_calls(dir: &Path) -> Vec<HostCall> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let path = e.path();
+            let pid = path
+                .file_name()?
+                .to_str()?
+                .strip_suffix(".args")?
+                .parse()
+                .ok()?;
+            let time = e.metadata().and_then(|m| m.modified()).ok()?;
+            Some((time, pid, path))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .map(|(_, _, path)| {
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            let args = text.lines().map(str::to_string).collect();
+            let stdin = fs::read(path.with_extension("stdin")).unwrap_or_default();
+            HostCall { args, stdin }
+        })
+        .collect()
 }
 
 impl Drop for Sandbox {

@@ -49,6 +49,9 @@ pub struct Info {
     pub hook_names: Vec<String>,
     /// The capabilities declared `true`.
     pub capabilities: BTreeSet<String>,
+    /// Variables the agent sets for the plugin that the sandbox does not
+    /// (see [`crate::verbs::init_env`]): the scaffold sets them with `env:`.
+    pub env: Vec<String>,
 }
 
 /// One file of the scaffold: where, and its text.
@@ -140,7 +143,9 @@ pub fn query_info(plugin: &Path) -> Result<Info, UsageError> {
             plugin.display()
         ))
     })?;
-    parse_info(&value).map_err(error)
+    let mut info = parse_info(&value).map_err(error)?;
+    info.env = crate::verbs::init_env::needed(plugin, &sandbox, &value);
+    Ok(info)
 }
 
 /// Reads the scaffold's fields from an `info` document.
@@ -174,6 +179,7 @@ pub fn parse_info(value: &Value) -> Result<Info, String> {
         protected_dirs: strings("protected_dirs"),
         hook_names: strings("hook_names"),
         capabilities,
+        env: Vec::new(),
     })
 }
 
@@ -283,8 +289,9 @@ fn header(info: &Info, request: &Request) -> String {
 # (core.chunk.own-samples) and must always round-trip.
 # transcripts: [samples/session.jsonl]
 
-cases:
+{env}cases:
 ",
+        env = crate::verbs::init_env::block(&info.env),
         name = info.name,
         dir = request.dir.display(),
         plugin = request.plugin_shown,
@@ -709,10 +716,12 @@ mod tests {
                 .iter()
                 .map(|c| c.to_string())
                 .collect(),
+            env: vec!["FOO_HOME".into()],
         };
         let dir = tempfile::tempdir().expect("temp dir");
         let text = format!(
-            "transcripts: [samples/session.jsonl]\ncases:\n{}",
+            "transcripts: [samples/session.jsonl]\n{}cases:\n{}",
+            crate::verbs::init_env::block(&info.env),
             cases(&info, &slug(&info.name), true)
         );
         std::fs::create_dir_all(dir.path().join("samples")).expect("mkdir");

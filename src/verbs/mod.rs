@@ -14,6 +14,7 @@ mod catalog;
 mod clean;
 pub mod discover;
 pub mod init;
+mod init_env;
 pub mod record;
 mod run;
 pub mod usage;

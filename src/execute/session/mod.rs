@@ -189,6 +189,7 @@ impl<'p, 'r> Play<'p, 'r> {
         }
         let timeout = self.run.options.timeout;
         let mut inv = self.run.invocation(self.sandbox, args, timeout);
+        self.run.set_env(&mut inv, &self.case.env, self.sandbox);
         if let Some(reason) = self.run.breaker.refuse(&inv.args) {
             self.state.cut = Some(reason);
             self.stopped = true;
@@ -215,8 +216,17 @@ impl<'p, 'r> Play<'p, 'r> {
             .findings
             .iter()
             .any(|f| f.severity == Severity::Failure);
+        // A refusal for want of a variable the agent sets: not verified
+        // here; the host, with the variable, would have had an answer to go
+        // on with, and the replay has none.
+        let needs = crate::judge::environment::needed_variable(&inv, &outcome);
+        if let Some(variable) = &needs {
+            let note = crate::host::agent_env::not_verified(variable);
+            report.findings.push(Finding::warning(note.clone()));
+            self.unverified.get_or_insert(note);
+        }
         self.state.reports.push(report);
-        if hard {
+        if hard || needs.is_some() {
             self.stopped = true;
             return None;
         }

@@ -36,6 +36,10 @@ struct CaseFile {
     /// A recorded agent session (`docs/session-format.md`).
     #[serde(default)]
     session: Option<SessionSection>,
+    /// Variables set for every invocation of the run: the agent's
+    /// environment (see [`Case::env`]).
+    #[serde(default)]
+    env: BTreeMap<String, String>,
     #[serde(default)]
     cases: Vec<Spanned<Case>>,
 }
@@ -53,6 +57,9 @@ pub struct Suite {
     pub recording: Option<Recording>,
     /// The files that are the plugin's alone (`own_files:` in case files).
     pub own_files: Vec<String>,
+    /// Variables set for every invocation (`env:` at the top of a case
+    /// file): name to template.
+    pub env: BTreeMap<String, String>,
 }
 
 /// A case file that cannot be used: file, line and reason.
@@ -96,10 +103,12 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
     let mut samples = Vec::new();
     let mut recording: Option<Recording> = None;
     let mut own_files = Vec::new();
+    let mut env = BTreeMap::new();
     for (n, (display, text)) in files.into_iter().enumerate() {
-        let (mut file_cases, transcripts, session, own) =
+        let (mut file_cases, transcripts, session, own, file_env) =
             parse_file(&display, &text, n < embedded_files)?;
         own_files.extend(own);
+        merge_env(&mut env, file_env, &display)?;
         if let Some(session) = session {
             recording = Some(load_recording(
                 session,
@@ -151,7 +160,36 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
         samples,
         recording,
         own_files,
+        env,
     })
+}
+
+/// Adds a file's `env:` to the run's; a variable that another file sets
+/// to another value is refused.
+fn merge_env(
+    env: &mut BTreeMap<String, String>,
+    file_env: BTreeMap<String, String>,
+    display: &str,
+) -> Result<(), LoadError> {
+    let fail = |reason: String| LoadError {
+        file: display.to_string(),
+        line: None,
+        reason,
+    };
+    super::check_env(&file_env).map_err(fail)?;
+    for (name, value) in file_env {
+        match env.get(&name) {
+            Some(other) if *other != value => {
+                return Err(fail(format!(
+                    "env: {name} is set to {other:?} by another case file; set it once"
+                )));
+            }
+            _ => {
+                env.insert(name, value);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Loads the `session:` section of a case file; a second one is refused
@@ -294,8 +332,14 @@ fn hold_own_events_to_the_host(case: &mut Case) {
 }
 
 /// What one case file holds: its cases, its sample transcripts, its
-/// recorded session and the plugin's own files.
-type Parsed = (Vec<Case>, Vec<String>, Option<SessionSection>, Vec<String>);
+/// recorded session, the plugin's own files and its variables.
+type Parsed = (
+    Vec<Case>,
+    Vec<String>,
+    Option<SessionSection>,
+    Vec<String>,
+    BTreeMap<String, String>,
+);
 
 fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
@@ -326,7 +370,7 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
             case
         })
         .collect();
-    Ok((cases, transcripts, file.session, file.own_files))
+    Ok((cases, transcripts, file.session, file.own_files, file.env))
 }
 
 /// Turns serde-saphyr's error into our one-line form: `file:line: reason`.

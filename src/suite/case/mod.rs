@@ -30,6 +30,7 @@ pub use crate::host::Severity;
 pub use crate::suite::fixtures::Fixtures;
 pub use load::{LoadError, Suite, load};
 pub use recording::{RecordedHook, Recording};
+pub use validate::check_env;
 
 /// Capabilities that have subcommands of their own, as named in `info`.
 pub const CAPABILITIES: &[&str] = &[
@@ -80,6 +81,13 @@ pub struct Case {
     /// Files written into the sandbox before the first step.
     #[serde(default)]
     pub files: Vec<FileSetup>,
+    /// Variables set for this case's invocations, over those of the run
+    /// (`env:` at the top of a case file): name to a template with
+    /// `{{home}}`, `{{repo}}`, `{{tmp}}`. The agent's own environment, which
+    /// the host passes on to the plugin (host-behaviour, "Plugins in the
+    /// wild": an agent that always exports a variable to its hooks).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
     /// The invocations, in order.
     #[serde(default)]
     pub steps: Vec<Spanned<Step>>,
@@ -387,6 +395,13 @@ pub enum Action {
     /// plugin's own) holding the user's own content in its format, as a user
     /// who already had those files (see `judge::planted`).
     RestartWithLearntFiles,
+    /// Fails unless the sandbox's `entire` stand-in received a call whose
+    /// command line (`entire hooks foo stop`) contains `contains` (a
+    /// template): what the plugin, or a hook it installed, ran of the host.
+    HostCalled {
+        /// The text the call must contain.
+        contains: String,
+    },
     /// The plugin's file name must be `entire-agent-<name>`.
     CheckFileName,
     /// `info.name` should equal the `<name>` of the file name.

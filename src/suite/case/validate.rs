@@ -11,6 +11,57 @@ use crate::suite::fixtures::Fixtures;
 use crate::suite::schema::Schemas;
 use crate::suite::template::{Template, Var, json_strings};
 
+/// Variables an `env:` may not set: the sandbox's own (its HOME, XDG
+/// directories, TMPDIR, the host's variables and `PATH` with the `entire`
+/// stand-in first) and the harness's marker.
+const RESERVED_ENV: &[&str] = &[
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "TMPDIR",
+    "PATH",
+    "ENTIRE_REPO_ROOT",
+    "ENTIRE_PROTOCOL_VERSION",
+    "ENTIRE_CLI_VERSION",
+    "AGENT_CONFORM_CALL",
+];
+
+/// Checks an `env:` map: names a shell accepts, none of the sandbox's own,
+/// values whose placeholders are only `{{home}}`, `{{repo}}` and `{{tmp}}`.
+pub fn check_env(env: &std::collections::BTreeMap<String, String>) -> Result<(), String> {
+    for (name, value) in env {
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "env: {name:?} is not a variable name (letters, digits and _, not first a digit)"
+            ));
+        }
+        if RESERVED_ENV.contains(&name.as_str()) {
+            return Err(format!(
+                "env: {name} is set by agent-conform for every invocation (the sandbox's own); \
+                 set a variable of the agent's instead"
+            ));
+        }
+        let template = Template::parse(value).map_err(|e| format!("env: {name}: {e}"))?;
+        if let Some(var) = template
+            .vars()
+            .find(|v| !matches!(v, Var::Home | Var::Repo | Var::Tmp))
+        {
+            return Err(format!(
+                "env: {name}: {var:?} is not known when the variable is set; use {{{{home}}}}, \
+                 {{{{repo}}}} or {{{{tmp}}}}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks what serde cannot: known capability and schema names, placeholders,
 /// step references, one check per JSON assertion.
 pub(super) fn validate(
@@ -45,6 +96,7 @@ pub(super) fn validate(
     if case.origin.embedded {
         check_metadata(case).map_err(|reason| fail(case.origin.line, reason))?;
     }
+    check_env(&case.env).map_err(|reason| fail(case.origin.line, reason))?;
     if case.steps.is_empty() && case.property.is_none() && case.replay.is_none() {
         return Err(fail(case.origin.line, "has no steps".to_string()));
     }
@@ -190,6 +242,9 @@ impl Known<'_> {
             if let Some(read) = read.as_ref().filter(|r| !names.contains(*r)) {
                 return Err(format!("read: no earlier step is named {read:?}"));
             }
+        }
+        if let Some(Action::HostCalled { contains }) = &step.action {
+            self.check_template(contains, captures)?;
         }
         let carried = step
             .on_refusal
