@@ -35,6 +35,9 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
     if ctx.fault(Fault::InfoSlow) {
         std::thread::sleep(Duration::from_secs(15));
     }
+    if ctx.fault(Fault::InfoPastHookDeadline) {
+        std::thread::sleep(Duration::from_millis(5500));
+    }
 
     let all = !ctx.variant(Variant::NoCapabilities);
     let info = Info {
@@ -63,6 +66,7 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
         Some(Fault::InfoProtocolFloat) => answer["protocol_version"] = json!(1.0),
         Some(Fault::InfoEmptyName) => answer["name"] = json!(""),
         Some(Fault::InfoNameMismatch) => answer["name"] = json!("other-agent"),
+        Some(Fault::InfoBuiltInType) => answer["type"] = json!("Claude Code"),
         Some(Fault::InfoHooksNoNames) => {
             answer["hook_names"] = json!([]);
             answer["capabilities"]["hooks"] = json!(true);

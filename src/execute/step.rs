@@ -177,7 +177,14 @@ impl Run<'_> {
             Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
             Action::CheckFileName => discovery::check_file_name(self.plugin),
             Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
-            Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
+            Action::CheckNotBuiltIn => {
+                discovery::check_not_built_in(self.plugin, &self.options.hosts)
+            }
+            Action::CheckInfoType => {
+                discovery::check_info_type(self.plugin, &self.info, &self.options.hosts)
+            }
+            Action::CheckInfoTime => self.info_time(sandbox),
+            Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();
@@ -334,6 +341,9 @@ impl Run<'_> {
             }
         };
         downgrade(case, &mut report);
+        if let Some(call) = step.host_call {
+            super::hosts::as_called(call, &mut report.findings);
+        }
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
         end
@@ -406,6 +416,9 @@ impl Run<'_> {
         };
         let mut inv = self.invocation(sandbox, args, timeout);
         inv.stdin = stdin;
+        if let Some(call) = step.host_call {
+            super::hosts::called_as(call, sandbox, &mut inv);
+        }
         Ok((inv, stdin_file))
     }
 }

@@ -97,7 +97,8 @@ pub fn forwarded_hook_input(sent: &[u8]) -> Vec<u8> {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(body.len());
     let body = &body[start..];
-    let mut values = serde_json::Deserializer::from_slice(body).into_iter::<serde::de::IgnoredAny>();
+    let mut values =
+        serde_json::Deserializer::from_slice(body).into_iter::<serde::de::IgnoredAny>();
     match values.next() {
         Some(Ok(_)) => body[..values.byte_offset()].to_vec(),
         _ => sent.to_vec(),
@@ -110,7 +111,10 @@ mod tests {
 
     #[test]
     fn the_newest_host_forwards_the_first_value_only() {
-        assert_eq!(forwarded_hook_input(b"\xEF\xBB\xBF {\"a\":1}\n"), b"{\"a\":1}");
+        assert_eq!(
+            forwarded_hook_input(b"\xEF\xBB\xBF {\"a\":1}\n"),
+            b"{\"a\":1}"
+        );
         assert_eq!(forwarded_hook_input(b"{\"a\":1}{\"b\":2}"), b"{\"a\":1}");
         assert_eq!(forwarded_hook_input(b"not json"), b"not json");
     }
@@ -118,7 +122,13 @@ mod tests {
     #[test]
     fn each_call_sets_what_the_host_sets() {
         assert_eq!(HostCall::Listing.unset(), vec![REPO_ROOT_VAR.to_string()]);
-        assert_eq!(HostCall::ManualUninstall.unset(), vec![CLI_VERSION_VAR.to_string()]);
-        assert_eq!(HostCall::NoCliVersion.unset(), vec![CLI_VERSION_VAR.to_string()]);
+        assert_eq!(
+            HostCall::ManualUninstall.unset(),
+            vec![CLI_VERSION_VAR.to_string()]
+        );
+        assert_eq!(
+            HostCall::NoCliVersion.unset(),
+            vec![CLI_VERSION_VAR.to_string()]
+        );
     }
 }

@@ -46,9 +46,7 @@ static CALLER_ENV_VAR: LazyLock<Option<Regex>> =
 
 /// Whether the host keeps a `caller_env_vars` name.
 pub fn keeps_caller_env_var(name: &str) -> bool {
-    CALLER_ENV_VAR
-        .as_ref()
-        .is_some_and(|re| re.is_match(name))
+    CALLER_ENV_VAR.as_ref().is_some_and(|re| re.is_match(name))
 }
 
 /// The user commands that break when two agents share a `type`: the host

@@ -120,7 +120,11 @@ fn holds(op: Op, v: &Written, release: &Release) -> bool {
     let (major, minor, patch) = release.version;
     let have = [major, minor, patch];
     // Compare on the parts written; a family's patch is open.
-    let given = if release.family { v.given.min(2) } else { v.given };
+    let given = if release.family {
+        v.given.min(2)
+    } else {
+        v.given
+    };
     let ord = have[..given].cmp(&v.parts[..given]);
     let open = release.family && v.given == 3;
     use std::cmp::Ordering::*;
@@ -230,7 +234,11 @@ impl Condition {
             if let Some(id) = text.strip_prefix(word) {
                 return Fact::from_id(id.trim()).map(make).ok_or_else(|| {
                     let ids: Vec<&str> = releases::TABLE.iter().map(|r| r.id).collect();
-                    format!("{:?} is no fact of the host's releases ({})", id, ids.join(", "))
+                    format!(
+                        "{:?} is no fact of the host's releases ({})",
+                        id,
+                        ids.join(", ")
+                    )
                 });
             }
         }
@@ -306,7 +314,10 @@ impl Scope {
 /// Releases as spans of consecutive ones in [`RELEASES`]: `0.5.0–0.5.1,
 /// 0.12.x`.
 pub fn spans(list: &[&Release]) -> String {
-    let mut indices: Vec<usize> = list.iter().filter_map(|r| releases::index(r.name)).collect();
+    let mut indices: Vec<usize> = list
+        .iter()
+        .filter_map(|r| releases::index(r.name))
+        .collect();
     indices.sort_unstable();
     indices.dedup();
     let mut out: Vec<String> = Vec::new();
@@ -332,7 +343,9 @@ mod tests {
     use super::*;
 
     fn names(text: &str) -> String {
-        HostRange::parse(text).map(|r| r.describe()).unwrap_or_else(|e| e)
+        HostRange::parse(text)
+            .map(|r| r.describe())
+            .unwrap_or_else(|e| e)
     }
 
     #[test]
@@ -358,7 +371,11 @@ mod tests {
         let all = HostRange::default();
         let gemini = releases::built_in("gemini").unwrap();
         let scope = all.built_in(gemini);
-        assert!(scope.prefix().starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x (the release"));
+        assert!(
+            scope
+                .prefix()
+                .starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x (the release")
+        );
         assert!(!HostRange::parse(">=0.12").unwrap().built_in(gemini).any());
         let before = all.before_fact(Fact::CliVersionEnv);
         assert_eq!(before.prefix(), "on entire 0.5.0–0.5.6");

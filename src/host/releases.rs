@@ -390,9 +390,7 @@ pub fn built_in(name: &str) -> Option<&'static BuiltIn> {
 
 /// The built-in agents whose `info.type` is this one.
 pub fn built_in_of_type(agent_type: &str) -> Option<&'static BuiltIn> {
-    BUILT_IN
-        .iter()
-        .find(|b| b.agent_type == Some(agent_type))
+    BUILT_IN.iter().find(|b| b.agent_type == Some(agent_type))
 }
 
 #[cfg(test)]

@@ -207,6 +207,13 @@ struct RunArgs {
     #[arg(long)]
     fail_fast: bool,
 
+    /// The host releases to judge for, as a requirement: `>=0.6`, `0.10.3`,
+    /// `>=0.9, <0.12`, `*`. A finding that holds on some releases only names
+    /// them; one outside the range is not reported [default: >=0.5.0, every
+    /// release with external plugins].
+    #[arg(long, value_name = "REQ")]
+    host_version: Option<String>,
+
     /// Also load the case files (and fixtures/) of DIR; repeatable.
     #[arg(long = "cases", value_name = "DIR")]
     cases: Vec<PathBuf>,
