@@ -73,6 +73,18 @@ faults! {
     /// `info` reports the type "Claude Code", a built-in agent's: resume and
     /// rewind may pick either agent.
     InfoBuiltInType = "info-built-in-type",
+    /// `info` fails without `ENTIRE_REPO_ROOT`, which listing commands run
+    /// outside a repository do not set.
+    InfoNeedsRepoRoot = "info-needs-repo-root",
+    /// `info` declares `caller_env_vars: ["_REFERENCE_AGENT"]`, a name the host
+    /// drops.
+    InfoBadCallerEnvVar = "info-bad-caller-env-var",
+    /// `detect` fails without `ENTIRE_CLI_VERSION`, which hosts before 0.6.0
+    /// do not set.
+    DetectNeedsCliVersion = "detect-needs-cli-version",
+    /// `parse-hook` fails on a payload followed by a newline, as hosts before
+    /// 0.9.0 forward it.
+    ParseHookRejectsTrailingNewline = "parse-hook-rejects-trailing-newline",
     /// `info` reports the name "other-agent", not the one in the binary's file name.
     InfoNameMismatch = "info-name-mismatch",
     /// `info` adds `"x_generated_at"`, the current time with nanoseconds, so two
