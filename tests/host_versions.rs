@@ -184,3 +184,40 @@ fn the_range_is_named_in_the_reports_and_a_bad_one_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn own_cases_pin_their_releases() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let cases = "cases:\n  - id: mine.newest-only\n    title: detect answers\n    host_version: '>=0.12'\n    steps:\n      - args: [detect]\n        expect:\n          exit: failure\n";
+    std::fs::write(dir.path().join("mine.yaml"), cases).expect("the case file is written");
+    let at = |hosts: &str| {
+        let dirname = dir.path().to_string_lossy().into_owned();
+        let args = [
+            "--cases",
+            &dirname,
+            "--only",
+            "mine.*",
+            "--host-version",
+            hosts,
+        ];
+        run_json(&reference(), &args, &[])
+    };
+    let newest = at(">=0.11");
+    assert_eq!(kind(&newest, "mine.newest-only"), "failed");
+    assert!(
+        newest
+            .messages("mine.newest-only")
+            .starts_with("on entire 0.12.x: ")
+    );
+    assert_eq!(kind(&at("<0.12"), "mine.newest-only"), "skipped");
+    let bad = "cases:\n  - id: mine.bad\n    title: t\n    host_version: 'before nothing'\n    steps:\n      - args: [detect]\n";
+    std::fs::write(dir.path().join("mine.yaml"), bad).expect("the case file is written");
+    let out = harness()
+        .arg("--cases")
+        .arg(dir.path())
+        .arg(reference())
+        .output()
+        .expect("agent-conform runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("host_version"));
+}
