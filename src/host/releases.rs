@@ -4,7 +4,7 @@
 //! across them, with the first release that has it and how sure that is.
 //!
 //! Nothing outside `src/host/` knows a release number: a check asks
-//! [`crate::host::range::HostRange`] where a [`Fact`] holds, and names the
+//! the host range (`range.rs`) where a [`Fact`] holds, and names the
 //! releases it is told.
 
 /// One release of the host, or a family of releases (`0.11.x`) whose
