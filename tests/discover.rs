@@ -364,3 +364,95 @@ fn a_plugin_found_only_through_a_relative_path_entry_is_not_registered_nor_run()
     assert_eq!(ours.len(), 1, "{report}");
     assert_eq!(ours[0]["verdict"], "registered", "{report}");
 }
+
+/// `discover --format json` on a PATH of one directory, with more arguments.
+fn discover_range(dir: &Path, args: &[&str]) -> Value {
+    let path = std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let out = common::harness()
+        .args(["discover", "--format", "json"])
+        .args(args)
+        .env("PATH", path)
+        .env("DISCOVER_COUNTER", dir.join("counter"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The entry of one agent name, in a directory of ours.
+fn entry<'a>(report: &'a Value, dir: &Path, name: &str) -> &'a Value {
+    report["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            p["name"] == name
+                && p["path"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&*dir.to_string_lossy())
+        })
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
+
+#[test]
+fn built_in_names_the_managed_directory_and_broken_plugins_follow_the_range() {
+    let (dir, managed) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let d = dir.path();
+    script(d, "entire-agent-gemini", &info("gemini", "1"));
+    script(d, "entire-agent-vogon", &info("vogon", "1"));
+    script(d, "entire-agent-twoproto", &info("twoproto", "2"));
+    script(
+        managed.path(),
+        "entire-agent-managed",
+        &info("managed", "1"),
+    );
+    let managed_arg = managed.path().to_string_lossy().into_owned();
+    let all = discover_range(d, &["--managed-dir", &managed_arg]);
+    // vogon is built into every release: never run. gemini only into the
+    // older ones: probed, with a line naming them.
+    assert_eq!(entry(&all, d, "vogon")["verdict"], "built-in");
+    let gemini = entry(&all, d, "gemini");
+    assert_eq!(gemini["verdict"], "registered");
+    let caveat = gemini["caveats"][0].as_str().unwrap();
+    assert!(
+        caveat.starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x"),
+        "{caveat}"
+    );
+    // The newest host lists the plugin of another protocol as broken.
+    let twoproto = entry(&all, d, "twoproto");
+    assert_eq!(twoproto["broken"], true);
+    // The managed directory is searched first from 0.6.1.
+    let found = entry(&all, managed.path(), "managed");
+    assert_eq!(found["verdict"], "registered");
+    assert!(
+        found["caveats"][0]
+            .as_str()
+            .unwrap()
+            .contains("0.5.0–0.6.0 it is not searched")
+    );
+    let newest = discover_range(
+        d,
+        &["--host-version", ">=0.12", "--managed-dir", &managed_arg],
+    );
+    assert!(entry(&newest, d, "gemini").get("caveats").is_none());
+    assert!(
+        entry(&newest, managed.path(), "managed")
+            .get("caveats")
+            .is_none()
+    );
+    let oldest = discover_range(
+        d,
+        &["--host-version", "<0.6.1", "--managed-dir", &managed_arg],
+    );
+    let names: Vec<&str> = oldest["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"managed"), "{names:?}");
+}

@@ -24,7 +24,12 @@ use common::{reference, root, run_json};
 
 /// Faults of deployment rather than behaviour: the reference binary copied
 /// under a file name the host's discovery rejects or ignores.
-const RENAMES: &[&str] = &["reference-plugin-binary", "entire-agent-cursor"];
+const RENAMES: &[&str] = &[
+    "reference-plugin-binary",
+    "entire-agent-cursor",
+    "entire-agent-codex",
+    "entire-agent-antigravity",
+];
 
 /// Runs the suite with one fault; returns the ids of the cases that failed
 /// or warned. A fault `file:NAME` runs a copy of the plugin named NAME.
@@ -40,10 +45,17 @@ fn caught_by(fault: &str) -> (i32, BTreeSet<String>) {
         }
         None => (reference(), vec![("ENTIRE_AGENT_REFERENCE_FAULT", fault)]),
     };
+    // An info past the hooks' 5 s deadline needs discovery's own 10 s to
+    // pass the gate at all.
+    let timeout = if fault.contains("hook-deadline") {
+        "10"
+    } else {
+        "3"
+    };
     let mut args = vec![
         "--strict",
         "--timeout",
-        "3",
+        timeout,
         "--seed",
         "1",
         "--cases",

@@ -142,6 +142,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         seed: 1,
         sandbox_base: sandboxes.to_path_buf(),
         fail_fast: false,
+        hosts: Default::default(),
         confine: false,
         max_write: 256 << 20,
     };

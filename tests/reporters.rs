@@ -86,6 +86,10 @@ fn info(hooks: bool) -> Value {
 fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
     RunReport {
         plugin: PathBuf::from("/plugins/entire-agent-x"),
+        hosts: agent_conform::outcome::results::Hosts {
+            requirement: ">=0.5.0".into(),
+            releases: "0.5.0–0.12.x".into(),
+        },
         info,
         cases,
         wall: Duration::from_millis(1234),
@@ -746,6 +750,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         seed: 7,
         sandbox_base: std::env::temp_dir(),
         fail_fast: false,
+        hosts: Default::default(),
         confine: false,
         max_write: 256 << 20,
     };

@@ -712,3 +712,28 @@ fn a_plugin_that_needs_entire_on_path_finds_the_stand_in() {
     assert_eq!(case["outcome"]["kind"], "passed", "{case}");
     assert_eq!(case["host_calls"], serde_json::json!(["entire --version"]));
 }
+
+#[test]
+fn a_plugin_named_like_the_retired_gemini_passes_for_the_newest_hosts_and_warns_for_the_older() {
+    // Judged for every release: gemini is built in on the older ones, where
+    // the plugin is never run; the finding names them, and --strict fails.
+    let plugin = wild("gemini");
+    let all = run_json(&plugin, &["--strict"], &[]);
+    assert_eq!(outcome(&all, "warning"), set(&["discovery.not-built-in"]));
+    assert_eq!(outcome(&all, "failed"), set(&[]));
+    let said = all.messages("discovery.not-built-in");
+    assert!(
+        said.starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x")
+            && said.contains("`gemini` is a built-in agent: this plugin is never run there")
+            && said.contains("0.12.0 at the latest"),
+        "{said}"
+    );
+    assert_eq!(all.code, 1);
+    // Judged for the newest hosts only, which retired the built-in: it
+    // passes under --strict, its type "Gemini CLI" colliding with nothing.
+    let newest = run_json(&plugin, &["--strict", "--host-version", ">=0.12"], &[]);
+    assert_eq!(outcome(&newest, "warning"), set(&[]));
+    assert_eq!(outcome(&newest, "failed"), set(&[]));
+    assert_eq!(newest.report["hosts"]["releases"], "0.12.x");
+    assert_eq!(newest.code, 0);
+}

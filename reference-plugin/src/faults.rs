@@ -67,6 +67,24 @@ faults! {
     InfoCrash = "info-crash",
     /// `info` sleeps 15 s before answering, past the host's 10 s discovery limit.
     InfoSlow = "info-slow",
+    /// `info` sleeps 5.5 s: within discovery's 10 s, past the 5 s every hook
+    /// gives discovery (every hook fails: unknown agent).
+    InfoPastHookDeadline = "info-past-hook-deadline",
+    /// `info` reports the type "Claude Code", a built-in agent's: resume and
+    /// rewind may pick either agent.
+    InfoBuiltInType = "info-built-in-type",
+    /// `info` fails without `ENTIRE_REPO_ROOT`, which listing commands run
+    /// outside a repository do not set.
+    InfoNeedsRepoRoot = "info-needs-repo-root",
+    /// `info` declares `caller_env_vars: ["_REFERENCE_AGENT"]`, a name the host
+    /// drops.
+    InfoBadCallerEnvVar = "info-bad-caller-env-var",
+    /// `detect` fails without `ENTIRE_CLI_VERSION`, which hosts before 0.6.0
+    /// do not set.
+    DetectNeedsCliVersion = "detect-needs-cli-version",
+    /// `parse-hook` fails on a payload followed by a newline, as hosts before
+    /// 0.9.0 forward it.
+    ParseHookRejectsTrailingNewline = "parse-hook-rejects-trailing-newline",
     /// `info` reports the name "other-agent", not the one in the binary's file name.
     InfoNameMismatch = "info-name-mismatch",
     /// `info` adds `"x_generated_at"`, the current time with nanoseconds, so two
@@ -216,6 +234,9 @@ faults! {
     InstallRejectsLocalDev = "install-rejects-local-dev",
     /// `install-hooks` rejects `--force`.
     InstallRejectsForce = "install-rejects-force",
+    /// `uninstall-hooks` fails without `ENTIRE_CLI_VERSION`, which hosts
+    /// before 0.6.0 and the manual uninstall command do not set.
+    UninstallNeedsCliVersion = "uninstall-needs-cli-version",
     /// `uninstall-hooks` does nothing and exits 0.
     UninstallNoop = "uninstall-noop",
     /// `uninstall-hooks` removes the whole `.reference/` directory, user files included.

@@ -148,6 +148,11 @@ pub fn uninstall_hooks(ctx: &Context, _request: &Request) -> Result<Output> {
     if ctx.fault(Fault::InstallOverwritesGitHook) {
         overwrite_git_hook(ctx, false)?;
     }
+    if ctx.fault(Fault::UninstallNeedsCliVersion)
+        && std::env::var_os("ENTIRE_CLI_VERSION").is_none()
+    {
+        return Err(Error::failed("ENTIRE_CLI_VERSION is not set"));
+    }
     let dir = ctx.repo_root()?.join(AGENT_DIR);
     if ctx.fault(Fault::UninstallDeletesDir) {
         match fs::remove_dir_all(&dir) {

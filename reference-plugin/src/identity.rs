@@ -35,6 +35,12 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
     if ctx.fault(Fault::InfoSlow) {
         std::thread::sleep(Duration::from_secs(15));
     }
+    if ctx.fault(Fault::InfoNeedsRepoRoot) && std::env::var_os("ENTIRE_REPO_ROOT").is_none() {
+        return Err(Error::failed("ENTIRE_REPO_ROOT is not set"));
+    }
+    if ctx.fault(Fault::InfoPastHookDeadline) {
+        std::thread::sleep(Duration::from_millis(5500));
+    }
 
     let all = !ctx.variant(Variant::NoCapabilities);
     let info = Info {
@@ -63,6 +69,8 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
         Some(Fault::InfoProtocolFloat) => answer["protocol_version"] = json!(1.0),
         Some(Fault::InfoEmptyName) => answer["name"] = json!(""),
         Some(Fault::InfoNameMismatch) => answer["name"] = json!("other-agent"),
+        Some(Fault::InfoBuiltInType) => answer["type"] = json!("Claude Code"),
+        Some(Fault::InfoBadCallerEnvVar) => answer["caller_env_vars"] = json!(["_REFERENCE_AGENT"]),
         Some(Fault::InfoHooksNoNames) => {
             answer["hook_names"] = json!([]);
             answer["capabilities"]["hooks"] = json!(true);
@@ -89,6 +97,9 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
 pub fn detect(ctx: &Context, _request: &Request) -> Result<Output> {
     if ctx.fault(Fault::DetectHang) {
         std::thread::sleep(Duration::from_secs(3600));
+    }
+    if ctx.fault(Fault::DetectNeedsCliVersion) && std::env::var_os("ENTIRE_CLI_VERSION").is_none() {
+        return Err(Error::failed("ENTIRE_CLI_VERSION is not set"));
     }
     if ctx.fault(Fault::DetectFlood) {
         output::flood(std::io::stdout().lock(), output::FLOOD_SIZE);

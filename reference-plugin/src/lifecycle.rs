@@ -67,6 +67,9 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
         return Ok(Output::Json(Value::Null));
     };
 
+    if ctx.fault(Fault::ParseHookRejectsTrailingNewline) && request.stdin.ends_with(b"\n") {
+        return Err(Error::failed("unexpected data after the hook payload"));
+    }
     if request.stdin.iter().all(u8::is_ascii_whitespace) {
         if ctx.variant(Variant::ParseHookEmptyNull) {
             return Ok(Output::Json(Value::Null));

@@ -43,12 +43,14 @@ use crate::suite::template::{Bindings, Template, expand_json};
 mod at_once;
 pub mod breaker;
 mod once;
+mod hosts;
 mod property;
 mod reach;
 mod session;
 mod step;
 mod transcripts;
 
+use hosts::{outside, within};
 use step::{action_report, step_report};
 
 /// How to run.
@@ -68,6 +70,8 @@ pub struct Options {
     pub sandbox_base: PathBuf,
     /// Stop at the first failed case (cases already running finish).
     pub fail_fast: bool,
+    /// The host releases judged (`--host-version`).
+    pub hosts: crate::host::range::HostRange,
     /// Confine the plugin's writes to its sandbox (see [`crate::running::confine`]).
     pub confine: bool,
     /// The largest file a plugin call may write, and the most its sandbox
@@ -90,6 +94,8 @@ struct Run<'a> {
     fixtures: &'a Fixtures,
     options: &'a Options,
     info: Value,
+    /// How long the gate's `info` took (a fresh process, as the host probes).
+    info_elapsed: Duration,
     /// Timed-out subcommands and `--fail-fast` (see [`crate::execute::breaker`]).
     breaker: Breaker,
     /// The generated round-trip inputs, made once.
@@ -122,6 +128,7 @@ pub fn run(
         fixtures: &suite.fixtures,
         options,
         info: Value::Null,
+        info_elapsed: Duration::ZERO,
         breaker: Breaker::new(options.fail_fast),
         corpora: &corpora,
         reach: Default::default(),
@@ -140,6 +147,7 @@ pub fn run(
                 });
             } else if let Some(json) = json {
                 run.info = json;
+                run.info_elapsed = report.steps.last().map_or(Duration::ZERO, |s| s.duration);
             }
             reports.push(report);
         }
@@ -163,6 +171,7 @@ pub fn run(
         .sum();
     RunReport {
         plugin: plugin.to_path_buf(),
+        hosts: crate::outcome::results::Hosts::of(&options.hosts),
         info,
         cases: reports,
         wall: start.elapsed(),
@@ -444,6 +453,10 @@ impl Run<'_> {
         if let Some(reason) = self.breaker.stopped() {
             return stopped(CaseOutcome::NotRun(reason));
         }
+        let scope = self.scope(case);
+        if let Some(reason) = scope.as_ref().and_then(|s| outside(case, s)) {
+            return stopped(CaseOutcome::Skipped(reason));
+        }
         let mut sandbox = match self.depot.take(task, &sandbox_prefix(&case.id)) {
             Ok(sandbox) => sandbox,
             Err(reason) => return stopped(CaseOutcome::NotRun(reason)),
@@ -461,6 +474,12 @@ impl Run<'_> {
         self.weigh_by_reach(case, &mut state.reports);
         if outcome == CaseOutcome::Failed {
             outcome = worst(&state.reports);
+        }
+        if let Some(scope) = &scope {
+            within(case, scope, &mut state.reports);
+            if !matches!(outcome, CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_)) {
+                outcome = worst(&state.reports);
+            }
         }
         let mut report = report_shell(case, outcome);
         report.note = note;

@@ -224,7 +224,14 @@ impl Run<'_> {
             Action::HostCalled { contains } => self.host_called(contains, sandbox, state),
             Action::CheckFileName => discovery::check_file_name(self.plugin),
             Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
-            Action::CheckNotBuiltIn => discovery::check_not_built_in(self.plugin),
+            Action::CheckNotBuiltIn => {
+                discovery::check_not_built_in(self.plugin, &self.options.hosts)
+            }
+            Action::CheckInfoType => {
+                discovery::check_info_type(self.plugin, &self.info, &self.options.hosts)
+            }
+            Action::CheckInfoTime => self.info_time(sandbox),
+            Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();
@@ -464,6 +471,9 @@ impl Run<'_> {
         }
         reach::soften_provoked(case, &mut report);
         downgrade(case, &mut report);
+        if let Some(call) = step.host_call {
+            super::hosts::as_called(call, &mut report.findings);
+        }
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
         end
@@ -548,6 +558,9 @@ impl Run<'_> {
         self.set_env(&mut inv, &case.env, sandbox);
         inv.stdin = stdin;
         inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
+        if let Some(call) = step.host_call {
+            super::hosts::called_as(call, sandbox, &mut inv);
+        }
         Ok((inv, stdin_file))
     }
 }

@@ -26,21 +26,36 @@
 //!   a path the host never takes for it weighs ("Plugins in the wild");
 //! - [`positions`]: transcript positions in the host's unit, a line count
 //!   ("Positions and offsets: the host counts lines");
+//! - [`releases`]: every release and what changed in it ("Which release
+//!   brought what"); [`range`]: the releases a run judges (`--host-version`);
+//! - [`callers`]: the ways the host calls outside a hook (listing commands,
+//!   the manual uninstall, hosts without `ENTIRE_CLI_VERSION`), the hook
+//!   input it forwards, the discovery deadline inside hooks ("The host of
+//!   September 2026");
+//! - [`identity`]: what `info` declares that the host reads (its type, the
+//!   capability keys, `caller_env_vars`) ("The host of September 2026");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
+//!
+//! Nothing outside this layer knows a release number: checks ask
+//! [`range::HostRange`] where a [`releases::Fact`] holds.
 //!
 //! This layer depends on no other layer of the crate.
 
 pub mod agent_env;
 pub mod answers;
 pub mod builtin_dirs;
+pub mod callers;
 pub mod chunker;
 pub mod decoding;
 pub mod discovery;
+pub mod identity;
 pub mod invocation;
 pub mod ownership;
 pub mod reach;
 pub mod positions;
+pub mod range;
+pub mod releases;
 pub mod session;
 mod severity;
 

@@ -179,7 +179,7 @@ pub const ORDER: &[(&str, &str)] = &[
     ),
     (
         "entire rewind",
-        "the same writes, forced, with an empty repo_path",
+        "the same writes, forced: the first session with repo_path set (the newest hosts), the          second with an empty repo_path (older hosts)",
     ),
     (
         "never called",
@@ -199,6 +199,10 @@ pub enum Restore {
     Resume,
     /// `entire rewind`.
     Rewind,
+    /// `entire rewind` of the newest hosts, whose restore loops set
+    /// `repo_path` too ("The host of September 2026", "`repo_path` on
+    /// restore": not established which release; both are replayed).
+    RewindWithRepo,
 }
 
 impl Restore {
@@ -206,7 +210,18 @@ impl Restore {
     pub fn command(self) -> &'static str {
         match self {
             Restore::Resume => "entire resume",
-            Restore::Rewind => "entire rewind",
+            Restore::Rewind | Restore::RewindWithRepo => "entire rewind",
+        }
+    }
+
+    /// The form the `n`th session of a restore is written in: a rewind
+    /// writes its first session as the newest hosts do (`repo_path` set)
+    /// and the next as the older ones (empty), so both are replayed at no
+    /// extra call.
+    pub fn form(self, n: usize) -> Restore {
+        match (self, n) {
+            (Restore::Rewind, 0) => Restore::RewindWithRepo,
+            _ => self,
         }
     }
 }
@@ -225,7 +240,7 @@ pub fn write_session_input(
 ) -> Value {
     use base64::Engine;
     let repo_path = match restore {
-        Restore::Resume => repo,
+        Restore::Resume | Restore::RewindWithRepo => repo,
         Restore::Rewind => "",
     };
     json!({

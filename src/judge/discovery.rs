@@ -6,7 +6,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::host::discovery::{BUILT_IN, agent_name};
+use crate::host::discovery::agent_name;
+use crate::host::identity;
+use crate::host::range::HostRange;
+use crate::host::releases;
 use crate::judge::checks::Finding;
 
 /// The file must be named `entire-agent-<name>`: the host scans PATH for that
@@ -42,15 +45,93 @@ pub fn check_info_name(plugin: &Path, info: &Value) -> Vec<Finding> {
     ))]
 }
 
-/// A name that collides with a built-in agent is never executed by the host.
-pub fn check_not_built_in(plugin: &Path) -> Vec<Finding> {
-    match agent_name(plugin) {
-        Some(name) if BUILT_IN.contains(&name.as_str()) => vec![Finding::warning(format!(
-            "{name:?} is the name of an agent built into the host: the host will ignore \
-             this binary; rename it to entire-agent-<another name>"
-        ))],
-        _ => Vec::new(),
+/// A name that collides with a built-in agent is never executed by the
+/// host, on the releases that build it in (host-behaviour.md, "The host of
+/// September 2026", "Built-in names"): the finding names them; on the
+/// releases judged that do not, the name is free and nothing is said.
+pub fn check_not_built_in(plugin: &Path, hosts: &HostRange) -> Vec<Finding> {
+    let Some(name) = agent_name(plugin) else {
+        return Vec::new();
+    };
+    let Some(built_in) = releases::built_in(&name) else {
+        return Vec::new();
+    };
+    let scope = hosts.built_in(built_in);
+    if !scope.any() {
+        return Vec::new();
     }
+    let free = match scope.off.is_empty() {
+        true => String::new(),
+        false => format!(
+            " (on entire {} it is free, and the plugin is run)",
+            scope.elsewhere()
+        ),
+    };
+    vec![Finding::warning(format!(
+        "{}, `{name}` is a built-in agent: this plugin is never run there{free}; rename it to \
+         entire-agent-<another name>, or judge only the releases it is meant for \
+         (--host-version)",
+        scope.prefix()
+    ))]
+}
+
+/// `info.type` must not be a built-in agent's type: session state,
+/// checkpoints and trailers store the type, and resume, rewind and the
+/// commit hooks map it back to an agent in random order (host-behaviour.md,
+/// "The host finds an agent by its `type` too"). A plugin named as that
+/// built-in is the name check's: where the built-in exists, it never runs.
+pub fn check_info_type(plugin: &Path, info: &Value, hosts: &HostRange) -> Vec<Finding> {
+    let Some(agent_type) = info.get("type").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let Some(built_in) = releases::built_in_of_type(agent_type) else {
+        return Vec::new();
+    };
+    if agent_name(plugin).as_deref() == Some(built_in.name) {
+        return Vec::new();
+    }
+    let scope = hosts.built_in(built_in);
+    if !scope.any() {
+        return Vec::new();
+    }
+    vec![Finding::failure(format!(
+        "{}: info.type is {agent_type:?}, the type of the built-in agent {}; {}; give the \
+         plugin a type of its own",
+        scope.prefix(),
+        built_in.name,
+        identity::TYPE_COLLISION_BREAKS
+    ))]
+}
+
+/// What `info` declares that the host drops or ignores (host-behaviour.md,
+/// "The host of September 2026", "Hooks"): a `caller_env_vars` name the
+/// host drops is a warning (`entire review` then cannot tell this agent
+/// called it); a capability key it ignores, a note.
+pub fn check_info_declarations(info: &Value) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let names = info.get("caller_env_vars").and_then(Value::as_array);
+    for name in names.into_iter().flatten() {
+        let kept = name.as_str().is_some_and(identity::keeps_caller_env_var);
+        if !kept {
+            findings.push(Finding::warning(format!(
+                "caller_env_vars holds {name}, which the host drops (names must match {}): \
+                 entire review cannot tell from it that this agent called",
+                identity::CALLER_ENV_VAR_PATTERN
+            )));
+        }
+    }
+    let capabilities = info.get("capabilities").and_then(Value::as_object);
+    for (key, value) in capabilities.into_iter().flatten() {
+        if value == &Value::Bool(false) {
+            continue;
+        }
+        if let Some(why) = identity::capability_ignored(key) {
+            findings.push(Finding::note(format!(
+                "capabilities declares {key:?}: {why}"
+            )));
+        }
+    }
+    findings
 }
 
 #[cfg(test)]
@@ -59,7 +140,57 @@ mod tests {
 
     #[test]
     fn built_in_names_are_flagged() {
-        assert!(!check_not_built_in(Path::new("entire-agent-cursor")).is_empty());
-        assert!(check_not_built_in(Path::new("entire-agent-mine")).is_empty());
+        let all = HostRange::default();
+        let newest = HostRange::parse(">=0.12").unwrap();
+        assert!(!check_not_built_in(Path::new("entire-agent-cursor"), &all).is_empty());
+        assert!(check_not_built_in(Path::new("entire-agent-mine"), &all).is_empty());
+        // gemini: built in before its retirement, free on the newest hosts.
+        let gemini = Path::new("entire-agent-gemini");
+        let said = check_not_built_in(gemini, &all);
+        assert!(
+            said[0]
+                .message
+                .starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x")
+        );
+        assert!(said[0].message.contains("(on entire 0.12.x it is free"));
+        assert!(check_not_built_in(gemini, &newest).is_empty());
+        // antigravity and vogon: said, where before nothing was.
+        let antigravity = check_not_built_in(Path::new("entire-agent-antigravity"), &all);
+        assert!(antigravity[0].message.contains("0.12.x"));
+        assert!(
+            check_not_built_in(
+                Path::new("entire-agent-antigravity"),
+                &HostRange::parse("<0.11").unwrap()
+            )
+            .is_empty()
+        );
+        assert!(!check_not_built_in(Path::new("entire-agent-vogon"), &newest).is_empty());
+        // codex: from 0.5.2.
+        let codex = check_not_built_in(Path::new("entire-agent-codex"), &all);
+        assert!(codex[0].message.starts_with("on entire 0.5.2–0.12.x"));
+    }
+
+    #[test]
+    fn a_built_in_type_fails_where_that_agent_is_built_in() {
+        let all = HostRange::default();
+        let mine = Path::new("entire-agent-mine");
+        let claude = serde_json::json!({"type": "Claude Code"});
+        let found = check_info_type(mine, &claude, &all);
+        assert_eq!(found[0].severity, crate::host::Severity::Failure);
+        assert!(check_info_type(mine, &serde_json::json!({"type": "Mine"}), &all).is_empty());
+        let gemini = serde_json::json!({"type": "Gemini CLI"});
+        assert!(check_info_type(mine, &gemini, &HostRange::parse(">=0.12").unwrap()).is_empty());
+        assert!(!check_info_type(mine, &gemini, &all).is_empty());
+    }
+
+    #[test]
+    fn declarations_the_host_drops_or_ignores() {
+        let info = serde_json::json!({
+            "caller_env_vars": ["MY_AGENT", "my-agent"],
+            "capabilities": {"hooks": true, "streaming_text_generator": true, "uses_terminal": true}
+        });
+        let found = check_info_declarations(&info);
+        let severities: Vec<_> = found.iter().map(|f| f.severity.label()).collect();
+        assert_eq!(severities, ["warning", "note", "note"]);
     }
 }

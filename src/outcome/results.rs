@@ -167,6 +167,8 @@ impl CaseReport {
 pub struct RunReport {
     /// The plugin as given and resolved.
     pub plugin: PathBuf,
+    /// The host releases judged.
+    pub hosts: Hosts,
     /// Its `info` output, when it had one.
     pub info: Option<Value>,
     /// Cases in suite order (never completion order).
@@ -183,6 +185,25 @@ pub struct RunReport {
     pub seed: u64,
     /// The harness's peak resident memory, where the system tells it.
     pub peak_rss_bytes: Option<u64>,
+}
+
+/// The host releases a run judged (`--host-version`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Hosts {
+    /// The requirement as given (`>=0.5.0` by default).
+    pub requirement: String,
+    /// The releases it matches, as spans (`0.5.0–0.12.x`).
+    pub releases: String,
+}
+
+impl Hosts {
+    /// The range as reported.
+    pub fn of(range: &crate::host::range::HostRange) -> Hosts {
+        Hosts {
+            requirement: range.requirement.clone(),
+            releases: range.describe(),
+        }
+    }
 }
 
 /// The process's peak resident set size (Linux: VmHWM in /proc/self/status).

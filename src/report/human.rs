@@ -99,6 +99,11 @@ impl Human {
             env!("CARGO_PKG_VERSION"),
             run.plugin.display()
         );
+        let _ = writeln!(
+            out,
+            "  host: entire {} (--host-version {})",
+            run.hosts.releases, run.hosts.requirement
+        );
         let Some(info) = &run.info else {
             let _ = writeln!(out, "  plugin: no usable info output");
             let _ = writeln!(out, "  seed: {}", run.seed);
@@ -414,10 +419,11 @@ impl Human {
         };
         let _ = writeln!(
             out,
-            "{} {} {} ({plugin}, seed {})",
+            "{} {} {} ({plugin}, entire {}, seed {})",
             self.bold("agent-conform"),
             env!("CARGO_PKG_VERSION"),
             run.plugin.display(),
+            run.hosts.releases,
             run.seed
         );
     }

@@ -24,6 +24,7 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "report_version": REPORT_VERSION,
         "harness": {"name": "agent-conform", "version": env!("CARGO_PKG_VERSION")},
         "plugin": {"path": run.plugin, "info": run.info},
+        "hosts": run.hosts,
         "strict": strict,
         "passed": !run.failed(strict),
         "counts": counts,

@@ -22,6 +22,12 @@ pub fn explain(case: &Case) -> String {
         case.severity.label(),
         case.severity.meaning()
     );
+    if let Some(hosts) = &case.host_version {
+        let elsewhere = case.elsewhere.map_or("not reported".to_string(), |s| {
+            format!("a {} at most", s.label())
+        });
+        let _ = writeln!(out, "  hosts:      {hosts} (elsewhere: {elsewhere})");
+    }
     let _ = writeln!(out, "  spec:       {}", case.spec);
     let _ = writeln!(
         out,

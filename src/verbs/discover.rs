@@ -20,6 +20,8 @@ use serde_json::Value;
 use crate::host::discovery::plugin_path::{self, Entry, Kind};
 use crate::host::discovery::{self, SETTINGS_FILE};
 use crate::host::invocation::PROTOCOL_VERSION;
+use crate::host::range::HostRange;
+use crate::host::releases::Fact;
 use crate::running::runner::{self, Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 
@@ -91,6 +93,13 @@ pub struct Found {
     /// The `info` output, when the file was probed and printed JSON.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub info: Option<Value>,
+    /// Whether the newest host lists it under "broken external agents"
+    /// (found, but not loadable), with [`Found::reason`] as the reason.
+    pub broken: bool,
+    /// What differs on some releases of the range judged (a name built in
+    /// on some only, the managed plugin directory on PATH from 0.6.1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
 }
 
 /// How to probe.
@@ -100,12 +109,76 @@ pub struct Options {
     pub timeout: Duration,
     /// Where the probes' sandboxes go.
     pub sandbox_base: PathBuf,
+    /// The host releases judged (`--host-version`).
+    pub hosts: HostRange,
+    /// The host's managed plugin directory, put first on `PATH` by the
+    /// releases that do so (`--managed-dir`).
+    pub managed_dir: Option<PathBuf>,
+}
+
+impl Verdict {
+    /// Whether the newest host lists such a file under "broken external
+    /// agents" ("The host of September 2026", "Non-usable plugins are
+    /// listed"): found, but not loadable.
+    pub fn broken(self) -> bool {
+        matches!(
+            self,
+            Verdict::NotExecutable
+                | Verdict::Directory
+                | Verdict::InfoFailed
+                | Verdict::InfoTimedOut
+                | Verdict::ProtocolVersion
+        )
+    }
+}
+
+/// `PATH` as the judged releases search it: the managed plugin directory
+/// first where they put it there (0.6.1 and newer, "Binary path").
+fn searched_path(path_var: &std::ffi::OsStr, options: &Options) -> std::ffi::OsString {
+    let Some(dir) = &options.managed_dir else {
+        return path_var.to_owned();
+    };
+    if !options.hosts.from_fact(Fact::ManagedPluginDir).any() {
+        return path_var.to_owned();
+    }
+    let dirs = std::iter::once(dir.clone()).chain(std::env::split_paths(path_var));
+    std::env::join_paths(dirs).unwrap_or_else(|_| path_var.to_owned())
+}
+
+/// What differs by release for one entry: a name built in on some of the
+/// releases judged only, a file found in the managed directory that older
+/// releases do not search.
+fn caveats(found: &mut Found, options: &Options) {
+    if let Some(built_in) = discovery::built_in(&found.name) {
+        let scope = options.hosts.built_in(built_in);
+        if scope.any() && !scope.everywhere() {
+            found.caveats.push(format!(
+                "{}, `{}` is a built-in agent: this file is never run there",
+                scope.prefix(),
+                found.name
+            ));
+        }
+    }
+    let managed = options.hosts.from_fact(Fact::ManagedPluginDir);
+    let in_managed = options
+        .managed_dir
+        .as_ref()
+        .is_some_and(|dir| found.path.parent() == Some(dir.as_path()));
+    if in_managed && !managed.everywhere() {
+        found.caveats.push(format!(
+            "found in the host's managed plugin directory, which {} put first on PATH; on \
+             entire {} it is not searched",
+            managed.prefix(),
+            managed.elsewhere()
+        ));
+    }
 }
 
 /// Judges every `entire-agent-*` entry of `path_var`, in `PATH` order; the
 /// entries the host would run are probed concurrently.
 pub fn discover(path_var: &std::ffi::OsStr, options: &Options) -> Vec<Found> {
-    let mut entries = plugin_path::scan(path_var);
+    let path_var = searched_path(path_var, options);
+    let mut entries = plugin_path::scan(&path_var);
     // A file of a relative entry's directory that an absolute entry also
     // lists is found by the host there: keep only that one.
     let absolute: std::collections::HashSet<PathBuf> = entries
@@ -117,7 +190,7 @@ pub fn discover(path_var: &std::ffi::OsStr, options: &Options) -> Vec<Found> {
     let mut found: Vec<Found> = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| judge_statically(e, &entries[..i]))
+        .map(|(i, e)| judge_statically(e, &entries[..i], &options.hosts))
         .collect();
     std::thread::scope(|scope| {
         let probes: Vec<_> = found
@@ -129,11 +202,15 @@ pub fn discover(path_var: &std::ffi::OsStr, options: &Options) -> Vec<Found> {
             let _ = probe.join();
         }
     });
+    for f in &mut found {
+        f.broken = f.verdict.broken();
+        caveats(f, options);
+    }
     found
 }
 
 /// The verdict before running anything; `Registered` means "probe it".
-fn judge_statically(entry: &Entry, earlier: &[Entry]) -> Found {
+fn judge_statically(entry: &Entry, earlier: &[Entry], hosts: &HostRange) -> Found {
     let name = entry.name.clone().unwrap_or_default();
     let found = |verdict: Verdict, reason: String| Found {
         name: name.clone(),
@@ -142,6 +219,8 @@ fn judge_statically(entry: &Entry, earlier: &[Entry]) -> Found {
         registered: verdict.registered(),
         reason,
         info: None,
+        broken: false,
+        caveats: Vec::new(),
     };
     if let Some(written) = &entry.relative_entry {
         let dir = entry.path.parent().unwrap_or(Path::new(""));
@@ -176,10 +255,12 @@ fn judge_statically(entry: &Entry, earlier: &[Entry]) -> Found {
         }
         Kind::Executable => {}
     }
-    if discovery::is_built_in(agent) {
+    let scope = discovery::built_in(agent).map(|b| hosts.built_in(b));
+    if let Some(scope) = scope.filter(|s| s.everywhere()) {
         let reason = format!(
-            "{agent:?} is the name of an agent built into the host, which never runs this \
-             file; rename it to entire-agent-<another name>"
+            "{}, {agent:?} is the name of an agent built into the host, which never runs this \
+             file; rename it to entire-agent-<another name>",
+            scope.prefix()
         );
         return found(Verdict::BuiltIn, reason);
     }
@@ -326,6 +407,9 @@ pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr, settings: &Setti
             f.verdict.label(),
             f.reason
         ));
+        for caveat in &f.caveats {
+            out.push_str(&format!("{:<name_w$}  {caveat}\n", ""));
+        }
     }
     let registered = found.iter().filter(|f| f.registered).count();
     out.push_str(&format!(
@@ -333,6 +417,13 @@ pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr, settings: &Setti
         found.len(),
         found.len() - registered
     ));
+    let broken: Vec<&Found> = found.iter().filter(|f| f.broken).collect();
+    if !broken.is_empty() {
+        out.push_str("\nbroken external agents (as the newest host lists them):\n");
+        for f in broken {
+            out.push_str(&format!("  {}: {}\n", f.path.display(), f.reason));
+        }
+    }
     out.push_str(&settings_line);
     out
 }

@@ -122,6 +122,14 @@ enum Command {
         /// Report format on stdout: human text, or one JSON document.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// The host releases to judge for, as a requirement (`>=0.6`,
+        /// `>=0.9, <0.12`, `*`) [default: >=0.5.0].
+        #[arg(long, value_name = "REQ")]
+        host_version: Option<String>,
+        /// The host's managed plugin directory, which releases from 0.6.1
+        /// put first on PATH.
+        #[arg(long, value_name = "DIR")]
+        managed_dir: Option<PathBuf>,
     },
     /// Scaffold a plugin repository's own cases (DIR, default `conformance`)
     /// from the plugin's `info`.
@@ -207,6 +215,13 @@ struct RunArgs {
     /// are reported as not run.
     #[arg(long)]
     fail_fast: bool,
+
+    /// The host releases to judge for, as a requirement: `>=0.6`, `0.10.3`,
+    /// `>=0.9, <0.12`, `*`. A finding that holds on some releases only names
+    /// them; one outside the range is not reported [default: >=0.5.0, every
+    /// release with external plugins].
+    #[arg(long, value_name = "REQ")]
+    host_version: Option<String>,
 
     /// Also load the case files (and fixtures/) of DIR; repeatable.
     #[arg(long = "cases", value_name = "DIR")]
@@ -318,7 +333,12 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
         Some(Command::Explain { id, cases }) => catalog::explain(&id, &cases),
         Some(Command::Schema { name }) => catalog::print_schema(name.as_deref()),
         Some(Command::Coverage { cases }) => catalog::coverage(&cases),
-        Some(Command::Discover { timeout, format }) => discover(timeout, format),
+        Some(Command::Discover {
+            timeout,
+            format,
+            host_version,
+            managed_dir,
+        }) => discover(timeout, format, host_version.as_deref(), managed_dir),
         Some(Command::Clean { sandbox_dir }) => clean::clean(sandbox_dir),
         Some(Command::Init {
             plugin,
@@ -416,13 +436,21 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 /// `discover`: every entire-agent-* on PATH and the host's verdict.
-fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, UsageError> {
+fn discover(
+    timeout: Option<Duration>,
+    format: Format,
+    host_version: Option<&str>,
+    managed_dir: Option<PathBuf>,
+) -> Result<ExitCode, UsageError> {
     let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let hosts = run::host_range(host_version)?;
     // Every plugin found is run (`info`): Ctrl-C must not leave one running.
     crate::running::interrupt::install();
     let options = crate::verbs::discover::Options {
         timeout: timeout.unwrap_or(crate::host::invocation::INFO_TIMEOUT),
         sandbox_base: crate::running::sandbox::default_base(),
+        hosts,
+        managed_dir,
     };
     let found = crate::verbs::discover::discover(&path_var, &options);
     crate::running::interrupt::hold_if_interrupted();

@@ -10,6 +10,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .as_deref()
         .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
     let plugin = check_plugin(plugin)?;
+    let hosts = host_range(args.host_version.as_deref())?;
     if let Some(dir) = &args.sandbox_dir
         && !dir.is_dir()
     {
@@ -46,6 +47,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         seed: args.seed.unwrap_or_else(random_seed),
         sandbox_base: run_dir.path().to_path_buf(),
         fail_fast: args.fail_fast,
+        hosts,
         confine: !args.no_confine && confinement_available(),
         max_write: args
             .max_write
@@ -78,6 +80,22 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     }
     drop(run_dir);
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// The host range of `--host-version` (every release with external plugins
+/// when none is given); a requirement that cannot be read is a usage error.
+pub(super) fn host_range(
+    requirement: Option<&str>,
+) -> Result<crate::host::range::HostRange, UsageError> {
+    let Some(text) = requirement else {
+        return Ok(crate::host::range::HostRange::default());
+    };
+    crate::host::range::HostRange::parse(text).map_err(|err| {
+        UsageError::new(
+            format!("--host-version {text:?} is not a host requirement: {err}"),
+            format!("give one such as {}", crate::host::range::EXAMPLE),
+        )
+    })
 }
 
 /// Makes the run's folder of sandboxes under `base` and removes those of

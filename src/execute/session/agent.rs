@@ -30,7 +30,11 @@ impl Play<'_, '_> {
                 return;
             }
             let values = |p: &str| self.placeholder(p);
-            let payload = recording.localize(&hook.payload, &values);
+            // As the newest hosts forward it: the first JSON value's raw
+            // bytes (hooks.parse-hook.whole-stdin sends the older form).
+            let payload = crate::host::callers::forwarded_hook_input(
+                &recording.localize(&hook.payload, &values),
+            );
             let expected = hook
                 .event
                 .as_ref()

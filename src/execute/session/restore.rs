@@ -30,7 +30,7 @@ impl Play<'_, '_> {
         let mut held = [false, false];
         for restore in [Restore::Resume, Restore::Rewind] {
             for (n, (id, bytes)) in sessions.iter().enumerate() {
-                if !self.write(restore, id, &files[n], bytes) {
+                if !self.write(restore.form(n), id, &files[n], bytes) {
                     return;
                 }
             }

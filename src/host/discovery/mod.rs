@@ -1,6 +1,6 @@
 //! Discovery and registration (host-behaviour.md, "Discovery and
 //! registration"): which files the host considers, the name it registers
-//! each under, the names it never runs, which `PATH` entries it scans, and
+//! each under, the names it never runs (by release: [`built_in`]), which `PATH` entries it scans, and
 //! the repository setting without which it discovers nothing. The walk of
 //! `PATH` itself is [`plugin_path`].
 
@@ -13,17 +13,10 @@ pub mod plugin_path;
 /// The prefix every plugin file name carries.
 pub const PREFIX: &str = "entire-agent-";
 
-/// Agent names built into the host; a plugin with one of these names is
-/// never executed (host-behaviour.md lists them; newer hosts ship more).
-pub const BUILT_IN: &[&str] = &[
-    "claude-code",
-    "gemini",
-    "cursor",
-    "opencode",
-    "factoryai-droid",
-    "copilot-cli",
-    "pi",
-];
+/// The agents built into the host, by release, are
+/// [`crate::host::releases::BUILT_IN`]: which names a host never runs
+/// depends on its release ("The host of September 2026", "Built-in names").
+pub use crate::host::releases::built_in;
 
 /// The agent name the host derives from the file name, if it has the form
 /// `entire-agent-<name>` (`.exe` is dropped on Windows).
@@ -37,16 +30,6 @@ pub fn agent_name(plugin: &Path) -> Option<String> {
     file.strip_prefix(PREFIX)
         .filter(|name| !name.is_empty())
         .map(str::to_string)
-}
-
-/// Agent names that newer hosts also build in ("Discovery and registration":
-/// "newer hosts also build in `codex`").
-pub const NEWER_BUILT_IN: &[&str] = &["codex"];
-
-/// Whether a host, this one or a newer one, builds in an agent of this name
-/// and so never runs a plugin that has it.
-pub fn is_built_in(name: &str) -> bool {
-    BUILT_IN.contains(&name) || NEWER_BUILT_IN.contains(&name)
 }
 
 /// Whether the host scans a `PATH` entry as written: absolute entries only;
@@ -90,6 +73,6 @@ mod tests {
         );
         assert_eq!(agent_name(Path::new("/x/entire-agent-")), None);
         assert_eq!(agent_name(Path::new("/x/foo")), None);
-        assert!(is_built_in("codex") && is_built_in("cursor") && !is_built_in("mine"));
+        assert!(built_in("codex").is_some() && built_in("mine").is_none());
     }
 }

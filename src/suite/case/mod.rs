@@ -66,6 +66,18 @@ pub struct Case {
     /// case can weigh (timeouts and floods stay failures everywhere).
     #[serde(default)]
     pub severity: Severity,
+    /// The host releases the case is for: a requirement (`>=0.9`, as
+    /// `--host-version` takes it) or a fact of the host's releases
+    /// (`before cli-version-env`, `from gemini-retired`; see
+    /// [`crate::host::releases::TABLE`]). Its findings name the releases of
+    /// the judged range where they hold; where it holds on none, the case is
+    /// skipped, or weighs [`Case::elsewhere`].
+    #[serde(default)]
+    pub host_version: Option<String>,
+    /// The heaviest a finding weighs on the judged releases outside
+    /// `host_version` (none: the case is not reported there).
+    #[serde(default)]
+    pub elsewhere: Option<Severity>,
     /// A gate runs before every other case; when it fails, nothing else runs.
     /// The suite's gate is `info`, as in the host's discovery; the last
     /// step's stdout JSON becomes `{{info:/...}}` for every other case.
@@ -291,6 +303,13 @@ pub struct Step {
     /// Values to remember for later steps: name to JSON pointer in stdout.
     #[serde(default)]
     pub capture: BTreeMap<String, String>,
+    /// How the host calls here, when not as inside a hook with its full
+    /// environment: `listing` (no `ENTIRE_REPO_ROOT`, run from outside any
+    /// repository), `manual_uninstall` (only `ENTIRE_REPO_ROOT` and
+    /// `ENTIRE_PROTOCOL_VERSION`), `no_cli_version` (hosts before
+    /// `ENTIRE_CLI_VERSION`); see [`crate::host::callers::HostCall`].
+    #[serde(default)]
+    pub host_call: Option<crate::host::callers::HostCall>,
     /// A clean refusal (non-zero exit with a message) is acceptable here and
     /// ends the case with this outcome instead of a failure.
     #[serde(default)]
@@ -406,8 +425,16 @@ pub enum Action {
     CheckFileName,
     /// `info.name` should equal the `<name>` of the file name.
     CheckInfoName,
-    /// `<name>` must not be an agent built into the host.
+    /// `<name>` must not be an agent built into the host, on the releases
+    /// judged that build it in.
     CheckNotBuiltIn,
+    /// `info.type` must not be a built-in agent's type.
+    CheckInfoType,
+    /// `info` must answer within the hooks' discovery deadline, measured as
+    /// the host does: a fresh process each time (the gate's call and one more).
+    CheckInfoTime,
+    /// `caller_env_vars` the host keeps, and capability keys it acts on.
+    CheckInfoDeclarations,
 }
 
 /// The expected exit status.

@@ -1,0 +1,135 @@
+//! The host range in a run: a case's `host_version:` narrowed to the
+//! releases judged (`--host-version`), its findings named by release, the
+//! calls the host makes outside a hook's usual one, and the `info` timing
+//! inside hooks. The releases themselves are [`crate::host::range`]'s.
+
+use super::*;
+use crate::host::callers::{HOOK_DISCOVERY_DEADLINE, HostCall, SHARED_DISCOVERY_BUDGET};
+use crate::host::range::{Condition, Scope};
+use crate::host::releases::Fact;
+
+impl Run<'_> {
+    /// Where the case's `host_version:` holds within the judged range
+    /// (none: everywhere, the case says nothing of releases).
+    pub(super) fn scope(&self, case: &Case) -> Option<Scope> {
+        let condition = Condition::parse(case.host_version.as_deref()?).ok()?;
+        Some(self.options.hosts.scope(&condition))
+    }
+
+    /// `check_info_time`: the gate's `info` and one more fresh process, the
+    /// faster of the two against the hooks' 5 s discovery deadline (a
+    /// failure) and half of it (a warning: the deadline is shared with every
+    /// plugin probed at once), on the judged releases that have it.
+    pub(super) fn info_time(&self, sandbox: &Sandbox) -> Vec<Finding> {
+        let scope = self.options.hosts.from_fact(Fact::HookDiscoveryDeadline);
+        if !scope.any() {
+            return Vec::new();
+        }
+        let inv = self.invocation(sandbox, vec!["info".into()], self.options.info_timeout);
+        let outcome = runner::run(&inv);
+        let mut times = vec![outcome.elapsed];
+        if !self.info_elapsed.is_zero() {
+            times.insert(0, self.info_elapsed);
+        }
+        let fastest = times.iter().copied().min().unwrap_or_default();
+        let shown: Vec<String> = times
+            .iter()
+            .map(|t| format!("{:.2} s", t.as_secs_f64()))
+            .collect();
+        let measured = format!(
+            "info took {} in {} fresh process(es), as the host starts one per probe",
+            shown.join(" and "),
+            times.len()
+        );
+        if fastest > HOOK_DISCOVERY_DEADLINE {
+            return vec![Finding::failure(format!(
+                "{}: {measured}; every hook (entire hooks, the git hooks) discovers plugins \
+                 within {} s, so every hook of this plugin fails: unknown agent, and no \
+                 checkpoint is ever made, while entire enable (10 s) looks fine",
+                scope.prefix(),
+                HOOK_DISCOVERY_DEADLINE.as_secs()
+            ))];
+        }
+        if fastest > SHARED_DISCOVERY_BUDGET {
+            return vec![Finding::warning(format!(
+                "{}: {measured}; inside hooks the {} s discovery deadline is shared with every \
+                 other plugin probed at once, so on a loaded machine the hooks may not find \
+                 this plugin (unknown agent); answer info within {:.1} s",
+                scope.prefix(),
+                HOOK_DISCOVERY_DEADLINE.as_secs(),
+                SHARED_DISCOVERY_BUDGET.as_secs_f64()
+            ))];
+        }
+        Vec::new()
+    }
+}
+
+/// Why a case is not run for the judged range: its `host_version:` holds on
+/// none of the releases, and it weighs nothing elsewhere.
+pub(super) fn outside(case: &Case, scope: &Scope) -> Option<String> {
+    (!scope.any() && case.elsewhere.is_none()).then(|| {
+        format!(
+            "for hosts {} only, none of the releases judged",
+            case.host_version.as_deref().unwrap_or_default()
+        )
+    })
+}
+
+/// Names the releases where each finding of a case holds: those of its
+/// `host_version:`, or, where it holds on none, the others at the case's
+/// `elsewhere:` severity.
+pub(super) fn within(case: &Case, scope: &Scope, reports: &mut [StepReport]) {
+    let (prefix, cap) = if scope.any() {
+        let mut prefix = scope.prefix();
+        if let (Some(other), false) = (case.elsewhere, scope.off.is_empty()) {
+            prefix.push_str(&format!(
+                " (on {} a {} at most)",
+                scope.elsewhere(),
+                other.label()
+            ));
+        }
+        (prefix, case.severity)
+    } else {
+        let cap = case.elsewhere.unwrap_or(Severity::Note);
+        (format!("on entire {}", scope.elsewhere()), cap)
+    };
+    for finding in reports.iter_mut().flat_map(|r| r.findings.iter_mut()) {
+        if finding.hard {
+            continue;
+        }
+        finding.cap(cap);
+        finding.message = format!("{prefix}: {}", finding.message);
+    }
+}
+
+/// Says how the host called, in every finding of a step made as
+/// [`HostCall`] says.
+pub(super) fn as_called(call: HostCall, findings: &mut [Finding]) {
+    let unset = call.unset().join(", ");
+    for finding in findings {
+        finding.message = format!(
+            "called as {} (without {unset}): {}",
+            call.command(),
+            finding.message
+        );
+    }
+}
+
+/// Makes an invocation the way the host calls it here: its variables,
+/// and, for a listing command, the working directory outside any
+/// repository (the sandbox's HOME).
+pub(super) fn called_as(call: HostCall, sandbox: &Sandbox, inv: &mut Invocation) {
+    let unset = call.unset();
+    inv.env.retain(|(k, _)| !unset.contains(k));
+    inv.env_remove.extend(unset);
+    inv.env.retain(|(k, _)| {
+        !call
+            .environment(&sandbox.repo())
+            .iter()
+            .any(|(set, _)| set == k)
+    });
+    inv.env.extend(call.environment(&sandbox.repo()));
+    if call.outside_repository() {
+        inv.cwd = sandbox.home();
+    }
+}

@@ -1,0 +1,423 @@
+//! The host's releases as data (host-behaviour.md, "The host of September
+//! 2026", its table "Which release brought what" and the release list under
+//! it): every release users run, and every host behaviour that differs
+//! across them, with the first release that has it and how sure that is.
+//!
+//! Nothing outside `src/host/` knows a release number: a check asks
+//! the host range (`range.rs`) where a [`Fact`] holds, and names the
+//! releases it is told.
+
+/// One release of the host, or a family of releases (`0.11.x`) whose
+/// patches the notes do not tell apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    /// How it is written: `0.10.3`, or `0.11.x` for a family.
+    pub name: &'static str,
+    /// Major, minor and patch (a family: patch 0).
+    pub version: (u64, u64, u64),
+    /// A family of patch releases rather than one release.
+    pub family: bool,
+    /// When it came out (2026), as the notes give it.
+    pub date: &'static str,
+}
+
+const fn release(name: &'static str, minor: u64, patch: u64, date: &'static str) -> Release {
+    Release {
+        name,
+        version: (0, minor, patch),
+        family: false,
+        date,
+    }
+}
+
+const fn family(name: &'static str, minor: u64, date: &'static str) -> Release {
+    Release {
+        name,
+        version: (0, minor, 0),
+        family: true,
+        date,
+    }
+}
+
+/// Every release with external plugins, oldest first ("Releases: 0.5.0
+/// (03-06) … 0.12.x (October), all 2026"); dates between the ones the notes
+/// give are left as the month they fall in.
+pub const RELEASES: &[Release] = &[
+    release("0.5.0", 5, 0, "2026-03-06"),
+    release("0.5.1", 5, 1, "2026-03"),
+    release("0.5.2", 5, 2, "2026-03-30"),
+    release("0.5.3", 5, 3, "2026-04"),
+    release("0.5.4", 5, 4, "2026-04-10"),
+    release("0.5.5", 5, 5, "2026-04"),
+    release("0.5.6", 5, 6, "2026-04-24"),
+    release("0.6.0", 6, 0, "2026-05-04"),
+    release("0.6.1", 6, 1, "2026-05-07"),
+    release("0.6.2", 6, 2, "2026-05"),
+    release("0.6.3", 6, 3, "2026-05-27"),
+    family("0.7.x", 7, "2026-06-02"),
+    release("0.8.0", 8, 0, "2026-06-03"),
+    release("0.8.1", 8, 1, "2026-07-07"),
+    release("0.9.0", 9, 0, "2026-07-27"),
+    release("0.10.0", 10, 0, "2026-08-12"),
+    release("0.10.1", 10, 1, "2026-08"),
+    release("0.10.2", 10, 2, "2026-08"),
+    release("0.10.3", 10, 3, "2026-08-27"),
+    release("0.10.4", 10, 4, "2026-08/09"),
+    release("0.10.5", 10, 5, "2026-09-03"),
+    family("0.11.x", 11, "2026-09/10"),
+    family("0.12.x", 12, "2026-10"),
+];
+
+/// How sure the notes are of a fact's first release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confidence {
+    /// Read from tagged releases.
+    High,
+    /// Read from dated commits between releases.
+    Medium,
+    /// A bound only ("after 0.10.3", "0.12.0 at the latest").
+    Low,
+}
+
+impl Confidence {
+    /// The word used in the table and in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+/// A host behaviour that some releases have and others lack. The case files
+/// name one by its [`Fact::id`] (`host_version: before cli-version-env`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fact {
+    /// External plugins at all (protocol 1, `entire-agent-*` on `PATH`).
+    ExternalPlugins,
+    /// `vogon`, the test agent, built into every build.
+    VogonBuiltIn,
+    /// `codex` built in.
+    CodexBuiltIn,
+    /// The 5 s discovery deadline inside hooks (the git hooks first, then
+    /// `entire hooks`).
+    HookDiscoveryDeadline,
+    /// The `compact_transcript` capability read.
+    CompactTranscript,
+    /// `ENTIRE_CLI_VERSION` passed to plugins (absent before).
+    CliVersionEnv,
+    /// The host's managed plugin directory put first on `PATH`.
+    ManagedPluginDir,
+    /// `parse-hook` gets the first JSON value's raw bytes only (older hosts
+    /// read to EOF and forward all of stdin).
+    ParseHookFirstValue,
+    /// `--local-dev` never sent to `install-hooks`.
+    LocalDevDropped,
+    /// A failing `are-hooks-installed` read as "unknown".
+    HooksInstalledUnknown,
+    /// `external_agents` only from `settings.local.json`; absolute `PATH`
+    /// entries and plugin paths only.
+    AbsolutePaths,
+    /// Session ids validated, resolved files kept inside the session
+    /// directory, the write-side preflight.
+    SessionPreflight,
+    /// `antigravity` built in, `gemini` retired (claimable by a plugin).
+    GeminiRetired,
+}
+
+/// One row of "Which release brought what".
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    /// The behaviour.
+    pub fact: Fact,
+    /// Its name in case files.
+    pub id: &'static str,
+    /// What changed, as the notes say it.
+    pub what: &'static str,
+    /// The earliest release that may have it.
+    pub earliest: &'static str,
+    /// The first release that surely has it; releases from `earliest` up
+    /// to this one may or may not.
+    pub certain: &'static str,
+    /// How sure the notes are.
+    pub confidence: Confidence,
+    /// The first release as the notes give it, for messages.
+    pub noted: &'static str,
+}
+
+/// The table "Which release brought what" (host-behaviour.md, "The host of
+/// September 2026"). `repo_path` on rewind is "not established: assume
+/// both", so it is no row: both forms are always replayed.
+pub const TABLE: &[Row] = &[
+    Row {
+        fact: Fact::ExternalPlugins,
+        id: "external-plugins",
+        what: "external plugins at all (protocol 1, entire-agent-* on PATH, opt-in setting); Event 8 ModelUpdate",
+        earliest: "0.5.0",
+        certain: "0.5.0",
+        confidence: Confidence::High,
+        noted: "0.5.0 (2026-03-06)",
+    },
+    Row {
+        fact: Fact::VogonBuiltIn,
+        id: "vogon-built-in",
+        what: "vogon (a test agent) built into every build",
+        earliest: "0.5.0",
+        certain: "0.5.0",
+        confidence: Confidence::Medium,
+        noted: "0.5.0 (2026-03-06)",
+    },
+    Row {
+        fact: Fact::CodexBuiltIn,
+        id: "codex-built-in",
+        what: "codex built in",
+        earliest: "0.5.2",
+        certain: "0.5.2",
+        confidence: Confidence::High,
+        noted: "0.5.2 (2026-03-30)",
+    },
+    Row {
+        fact: Fact::HookDiscoveryDeadline,
+        id: "hook-discovery-deadline",
+        what: "a 5 s discovery deadline in the git hooks (0.5.2) and in entire hooks (0.5.4)",
+        earliest: "0.5.2",
+        certain: "0.5.4",
+        confidence: Confidence::Medium,
+        noted: "0.5.2 / 0.5.4 (2026-04-10)",
+    },
+    Row {
+        fact: Fact::CompactTranscript,
+        id: "compact-transcript",
+        what: "the compact_transcript capability",
+        earliest: "0.5.6",
+        certain: "0.5.6",
+        confidence: Confidence::High,
+        noted: "0.5.6 (2026-04-24)",
+    },
+    Row {
+        fact: Fact::CliVersionEnv,
+        id: "cli-version-env",
+        what: "ENTIRE_CLI_VERSION passed to plugins (absent before)",
+        earliest: "0.6.0",
+        certain: "0.6.0",
+        confidence: Confidence::High,
+        noted: "0.6.0 (2026-05-04)",
+    },
+    Row {
+        fact: Fact::ManagedPluginDir,
+        id: "managed-plugin-dir",
+        what: "the host's managed plugin directory first on PATH",
+        earliest: "0.6.1",
+        certain: "0.6.1",
+        confidence: Confidence::Medium,
+        noted: "0.6.1 (2026-05-07)",
+    },
+    Row {
+        fact: Fact::ParseHookFirstValue,
+        id: "parse-hook-first-value",
+        what: "parse-hook input streamed, first JSON value only, no EOF wait (older hosts read to EOF and forward everything)",
+        earliest: "0.9.0",
+        certain: "0.9.0",
+        confidence: Confidence::Medium,
+        noted: "0.9.0 (2026-07-27)",
+    },
+    Row {
+        fact: Fact::LocalDevDropped,
+        id: "local-dev-dropped",
+        what: "--local-dev never sent to install-hooks (older hosts may send it)",
+        earliest: "0.10.1",
+        certain: "0.10.2",
+        confidence: Confidence::Medium,
+        noted: "0.10.1–0.10.2 (2026-08)",
+    },
+    Row {
+        fact: Fact::HooksInstalledUnknown,
+        id: "hooks-installed-unknown",
+        what: "a failing are-hooks-installed read as \"unknown\" (older: as \"not installed\")",
+        earliest: "0.10.3",
+        certain: "0.10.3",
+        confidence: Confidence::Low,
+        noted: "0.10.3 (2026-08-27)",
+    },
+    Row {
+        fact: Fact::AbsolutePaths,
+        id: "absolute-paths",
+        what: "external_agents honoured only from settings.local.json; only absolute PATH entries; plugin paths must be absolute",
+        earliest: "0.10.4",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "after 0.10.3",
+    },
+    Row {
+        fact: Fact::SessionPreflight,
+        id: "session-preflight",
+        what: "session ids validated and resolve-session-file results kept inside the session directory; the write-side preflight",
+        earliest: "0.10.4",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "after 0.10.3 (open work in September)",
+    },
+    Row {
+        fact: Fact::GeminiRetired,
+        id: "gemini-retired",
+        what: "antigravity built in, gemini retired and claimable by a plugin",
+        earliest: "0.11.x",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "0.12.0 at the latest (October 2026)",
+    },
+];
+
+impl Fact {
+    /// Its row of [`TABLE`].
+    pub fn row(self) -> &'static Row {
+        TABLE
+            .iter()
+            .find(|row| row.fact == self)
+            .unwrap_or(&TABLE[0])
+    }
+
+    /// Its name in case files.
+    pub fn id(self) -> &'static str {
+        self.row().id
+    }
+
+    /// The fact a case file names.
+    pub fn from_id(id: &str) -> Option<Fact> {
+        TABLE.iter().find(|row| row.id == id).map(|row| row.fact)
+    }
+}
+
+/// The place of a release in [`RELEASES`].
+pub fn index(name: &str) -> Option<usize> {
+    RELEASES.iter().position(|r| r.name == name)
+}
+
+/// Whether a release has a fact: `Some(true)` surely, `Some(false)` surely
+/// not, `None` when the notes do not know (between its earliest and its
+/// certain first release).
+pub fn has(release: &Release, fact: Fact) -> Option<bool> {
+    let row = fact.row();
+    let here = index(release.name).unwrap_or(0);
+    let earliest = index(row.earliest).unwrap_or(0);
+    let certain = index(row.certain).unwrap_or(0);
+    if here >= certain {
+        Some(true)
+    } else if here < earliest {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// An agent built into the host, and the releases that build it in.
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltIn {
+    /// Its name: a plugin named so is never run where it is built in.
+    pub name: &'static str,
+    /// Its `info.type`, which session state and trailers store; `None`
+    /// where the notes do not give it (antigravity's).
+    pub agent_type: Option<&'static str>,
+    /// Built in from the release that brings this fact (none: always).
+    pub from: Option<Fact>,
+    /// Built in until the release that brings this fact (none: still).
+    pub until: Option<Fact>,
+}
+
+const fn always(name: &'static str, agent_type: &'static str) -> BuiltIn {
+    BuiltIn {
+        name,
+        agent_type: Some(agent_type),
+        from: None,
+        until: None,
+    }
+}
+
+/// Every agent some release builds in ("Discovery and registration", and
+/// "The host of September 2026", "Built-in names" and "The host finds an
+/// agent by its type too").
+pub const BUILT_IN: &[BuiltIn] = &[
+    always("claude-code", "Claude Code"),
+    always("cursor", "Cursor"),
+    always("opencode", "OpenCode"),
+    always("factoryai-droid", "Factory AI Droid"),
+    always("copilot-cli", "Copilot CLI"),
+    always("pi", "Pi"),
+    BuiltIn {
+        name: "vogon",
+        agent_type: Some("Vogon Agent"),
+        from: Some(Fact::VogonBuiltIn),
+        until: None,
+    },
+    BuiltIn {
+        name: "codex",
+        agent_type: Some("Codex"),
+        from: Some(Fact::CodexBuiltIn),
+        until: None,
+    },
+    BuiltIn {
+        name: "gemini",
+        agent_type: Some("Gemini CLI"),
+        from: None,
+        until: Some(Fact::GeminiRetired),
+    },
+    BuiltIn {
+        name: "antigravity",
+        agent_type: None,
+        from: Some(Fact::GeminiRetired),
+        until: None,
+    },
+];
+
+impl BuiltIn {
+    /// Whether a release builds this agent in (`None`: not known).
+    pub fn on(&self, release: &Release) -> Option<bool> {
+        let from = self.from.map_or(Some(true), |f| has(release, f));
+        let until = self.until.map_or(Some(false), |f| has(release, f));
+        match (from, until) {
+            (Some(false), _) | (_, Some(true)) => Some(false),
+            (Some(true), Some(false)) => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// The built-in agent of this name, if any release has one.
+pub fn built_in(name: &str) -> Option<&'static BuiltIn> {
+    BUILT_IN.iter().find(|b| b.name == name)
+}
+
+/// The built-in agents whose `info.type` is this one.
+pub fn built_in_of_type(agent_type: &str) -> Option<&'static BuiltIn> {
+    BUILT_IN.iter().find(|b| b.agent_type == Some(agent_type))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_names_known_releases_in_order() {
+        for row in TABLE {
+            let (earliest, certain) = (index(row.earliest), index(row.certain));
+            assert!(earliest.is_some() && certain.is_some(), "{}", row.id);
+            assert!(earliest <= certain, "{}", row.id);
+            assert_eq!(Fact::from_id(row.id), Some(row.fact));
+        }
+        assert!(RELEASES.windows(2).all(|w| w[0].version < w[1].version));
+    }
+
+    #[test]
+    fn gemini_is_built_in_until_its_retirement() {
+        let gemini = built_in("gemini").unwrap();
+        let at = |name| gemini.on(&RELEASES[index(name).unwrap()]);
+        assert_eq!(at("0.5.0"), Some(true));
+        assert_eq!(at("0.10.5"), Some(true));
+        assert_eq!(at("0.11.x"), None);
+        assert_eq!(at("0.12.x"), Some(false));
+        let codex = built_in("codex").unwrap();
+        assert_eq!(codex.on(&RELEASES[0]), Some(false));
+        assert_eq!(codex.on(&RELEASES[2]), Some(true));
+    }
+}
