@@ -41,11 +41,15 @@ use crate::suite::schema::Schemas;
 use crate::suite::template::{Bindings, Template, expand_json};
 
 pub mod breaker;
+pub mod many;
 mod property;
 mod session;
+mod start;
 mod step;
+pub mod together;
 mod transcripts;
 
+use start::run_report;
 use step::{action_report, step_report};
 
 /// How to run.
@@ -101,59 +105,24 @@ pub fn run(
 ) -> RunReport {
     let start = Instant::now();
     let corpora = property::Corpora::new(options.seed);
-    let mut run = Run {
-        progress,
-        depot: Depot::start(sandbox_maker(options)),
-        plugin,
-        samples: &suite.samples,
-        recording: suite.recording.as_ref(),
-        schemas,
-        fixtures: &suite.fixtures,
-        options,
-        info: Value::Null,
-        breaker: Breaker::new(options.fail_fast),
-        corpora: &corpora,
-    };
+    let mut run = Run::new(plugin, suite, schemas, options, progress, &corpora);
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
-    let mut reports = Vec::new();
-    let mut blocked = None;
+    let mut gated = (Vec::new(), None);
     std::thread::scope(|scope| {
         scope.spawn(|| corpora.warm(&suite.cases));
-        for gate in gates {
-            let Finished { report, json, .. } = run.case(gate, None, None, &AtomicUsize::new(0));
-            if report.outcome == CaseOutcome::Failed {
-                blocked.get_or_insert_with(|| {
-                    format!("not run: {} failed ({})", report.id, report.summary_line())
-                });
-            } else if let Some(json) = json {
-                run.info = json;
-            }
-            reports.push(report);
-        }
+        gated = run.gates(&gates);
     });
-    let info = (!run.info.is_null()).then(|| run.info.clone());
+    let (mut reports, blocked) = gated;
     let rest = match blocked {
         Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
         None => run.parallel(&cases),
     };
     reports.extend(rest);
     run.progress.done();
+    let info = run.info_value();
     run.depot.finish();
     sweep_processes();
-    let invocations = reports
-        .iter()
-        .flat_map(|c| c.steps.iter().map(|s| s.duration))
-        .sum();
-    RunReport {
-        plugin: plugin.to_path_buf(),
-        info,
-        cases: reports,
-        wall: start.elapsed(),
-        invocations,
-        jobs: options.jobs,
-        seed: options.seed,
-        peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
-    }
+    run_report(plugin, info, options, reports, start.elapsed())
 }
 
 /// Kills whatever of the run's plugin calls is still alive (each call's
@@ -200,7 +169,7 @@ impl Run<'_> {
     /// one case in input order.
     fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
         let units: Vec<usize> = cases.iter().map(|c| self.units(c)).collect();
-        let slots: Vec<Mutex<Vec<Option<Finished>>>> = units
+        let slots: Vec<Slot> = units
             .iter()
             .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
             .collect();
@@ -238,6 +207,12 @@ impl Run<'_> {
                 });
             }
         });
+        self.assemble(slots, cases)
+    }
+
+    /// The cases' reports, in suite order, from what the workers left in
+    /// their slots (the units of a split case merged back into one).
+    fn assemble(&self, slots: Vec<Slot>, cases: &[&Case]) -> Vec<CaseReport> {
         slots
             .into_iter()
             .zip(cases)
@@ -564,6 +539,9 @@ fn save_stdin(files: &[(PathBuf, runner::Bytes)]) {
         let _ = std::fs::write(path, bytes.as_slice());
     }
 }
+
+/// Where the workers leave a case's units as they finish.
+type Slot = Mutex<Vec<Option<Finished>>>;
 
 /// What one case (or one unit of a split round trip) leaves behind.
 struct Finished {

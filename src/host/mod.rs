@@ -16,6 +16,9 @@
 //!   setting ("Discovery and registration");
 //! - [`chunker`]: the `--max-size` it asks, when it reassembles through the
 //!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
+//! - [`ownership`] and [`together`]: which agent owns a transcript path,
+//!   and which plugins break each other when installed together ("Plugins
+//!   in the wild", "The host finds an agent by its `type` too");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -26,7 +29,9 @@ pub mod chunker;
 pub mod decoding;
 pub mod discovery;
 pub mod invocation;
+pub mod ownership;
 pub mod session;
 mod severity;
+pub mod together;
 
 pub use severity::Severity;

@@ -4,4 +4,5 @@
 pub mod checks;
 pub mod discovery;
 pub mod roundtrip;
+pub mod together;
 pub mod userdata;

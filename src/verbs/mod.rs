@@ -5,7 +5,8 @@
 //! plugin, a broken case or schema file). Misuse gets one sentence and a hint.
 //!
 //! This file holds the clap definitions, the dispatch and the helpers the
-//! verbs share; each verb has a module of its own: `run`, `catalog` (list,
+//! verbs share; each verb has a module of its own: `run` (and `many`, for
+//! several plugins), `catalog` (list,
 //! explain, coverage, schema), `discover`, `init`, `record`, `clean`.
 //! Over 500 lines: the clap definitions carry every flag's help text, which
 //! is the command line's documentation and reads best in one place.
@@ -14,6 +15,7 @@ mod catalog;
 mod clean;
 pub mod discover;
 pub mod init;
+mod many;
 pub mod record;
 mod run;
 pub mod usage;
@@ -44,6 +46,9 @@ Examples:
   A plugin installed on PATH, by name (as the host finds it):
     agent-conform entire-agent-foo
     agent-conform discover
+  A repository of plugins, in one run (a report each, the matrix, and the
+  conflicts between plugins installed together):
+    agent-conform agents/entire-agent-*
   Stop at the first failure:
     agent-conform --fail-fast ./entire-agent-foo
   Just some cases, or with your own:
@@ -189,9 +194,11 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct RunArgs {
     /// The plugin: a path, or a name looked up on PATH as the host does
-    /// (`foo` or `entire-agent-foo`).
+    /// (`foo` or `entire-agent-foo`). Several (a shell glob works) run
+    /// together: a report each, a matrix, and their conflicts when
+    /// installed together.
     #[arg(value_name = "PLUGIN", required = true)]
-    plugin: Option<PathBuf>,
+    plugins: Vec<PathBuf>,
 
     /// Treat warnings as failures (exit 1).
     #[arg(long)]
