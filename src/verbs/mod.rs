@@ -432,13 +432,26 @@ fn discover(timeout: Option<Duration>, format: Format) -> Result<ExitCode, Usage
     };
     let found = crate::verbs::discover::discover(&path_var, &options);
     crate::running::interrupt::hold_if_interrupted();
+    // The conflicts between the registered plugins: every call in a
+    // sandbox of its own, never in the user's repository.
+    let settings = execute::together::Settings {
+        timeout: options.timeout,
+        sandbox_base: options.sandbox_base.clone(),
+        confine: crate::running::confine::probe().is_ok(),
+        max_write: crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20,
+    };
+    let members = crate::verbs::discover::members(&found);
+    let conflicts = execute::together::check(&members, &settings);
+    crate::running::interrupt::hold_if_interrupted();
     let cwd = std::env::current_dir().unwrap_or_default();
     let settings = crate::verbs::discover::settings(&cwd);
     match format {
         Format::Human => print_stdout(&crate::verbs::discover::render_text(
-            &found, &path_var, &settings,
+            &found, &conflicts, &path_var, &settings,
         )),
-        Format::Json => print_stdout(&crate::verbs::discover::render_json(&found, &settings)),
+        Format::Json => print_stdout(&crate::verbs::discover::render_json(
+            &found, &conflicts, &settings,
+        )),
     }
     Ok(ExitCode::SUCCESS)
 }
