@@ -86,7 +86,10 @@ fn gate_all(
             .into_iter()
             .flat_map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    vec![(Vec::new(), Some("not run: the gate's worker stopped".to_string()))]
+                    vec![(
+                        Vec::new(),
+                        Some("not run: the gate's worker stopped".to_string()),
+                    )]
                 })
             })
             .collect()
@@ -127,7 +130,8 @@ fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
                     };
                     let run = &runs[open[task.plugin]];
                     let remaining = &remaining[task.plugin][task.case];
-                    let finished = run.case(cases[task.case], task.unit, Some(task.local), remaining);
+                    let finished =
+                        run.case(cases[task.case], task.unit, Some(task.local), remaining);
                     if let Ok(mut slot) = slots[task.plugin][task.case].lock() {
                         slot[task.unit.unwrap_or(0)] = Some(finished);
                     }

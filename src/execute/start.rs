@@ -78,4 +78,3 @@ pub(super) fn run_report(
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
     }
 }
-

@@ -75,14 +75,22 @@ fn same_types(members: &[&Member]) -> Vec<Conflict> {
     let type_of = |m: &Member| -> String {
         // The host decodes with Go: a missing or non-string type is "".
         let info = m.info.as_ref();
-        info.and_then(|i| i.get("type")).and_then(Value::as_str).unwrap_or("").to_string()
+        info.and_then(|i| i.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
     };
     pairs(members.len())
         .filter_map(|(i, j)| {
             let (a, b) = (members[i], members[j]);
             let (ta, tb) = (type_of(a), type_of(b));
             rules::same_type(&ta, &tb).then(|| {
-                conflict(ConflictKind::Type, &a.name, &b.name, rules::type_message(&a.name, &b.name, &ta))
+                conflict(
+                    ConflictKind::Type,
+                    &a.name,
+                    &b.name,
+                    rules::type_message(&a.name, &b.name, &ta),
+                )
             })
         })
         .collect()
@@ -96,7 +104,11 @@ fn session_dirs(members: &[&Member], settings: &Settings) -> Vec<Conflict> {
     let dirs: Vec<Option<PathBuf>> = members
         .iter()
         .map(|m| {
-            let args = vec!["get-session-dir".to_string(), "--repo-path".to_string(), repo.clone()];
+            let args = vec![
+                "get-session-dir".to_string(),
+                "--repo-path".to_string(),
+                repo.clone(),
+            ];
             let answer = json_answer(&call(m, &sandbox, args, settings))?;
             let dir = answer.get("session_dir")?.as_str()?;
             (!dir.is_empty()).then(|| PathBuf::from(dir))
@@ -112,7 +124,12 @@ fn session_dirs(members: &[&Member], settings: &Settings) -> Vec<Conflict> {
             let shown = |dir: &PathBuf| shown_in(&sandbox, dir);
             overlap.shared = shown(&overlap.shared);
             let message = rules::overlap_message(&overlap, &shown(da), &shown(db));
-            conflicts.push(conflict(ConflictKind::SessionDir, &a.name, &b.name, message));
+            conflicts.push(conflict(
+                ConflictKind::SessionDir,
+                &a.name,
+                &b.name,
+                message,
+            ));
         }
     }
     conflicts
@@ -129,18 +146,31 @@ fn shown_in(sandbox: &Sandbox, path: &std::path::Path) -> PathBuf {
 }
 
 fn declares_hooks(m: &Member) -> bool {
-    m.info.as_ref().and_then(|i| i.pointer("/capabilities/hooks")) == Some(&Value::Bool(true))
+    m.info
+        .as_ref()
+        .and_then(|i| i.pointer("/capabilities/hooks"))
+        == Some(&Value::Bool(true))
 }
 
 fn shared_hooks(members: &[&Member], settings: &Settings) -> Vec<Conflict> {
-    let with_hooks: Vec<&Member> = members.iter().copied().filter(|m| declares_hooks(m)).collect();
-    let written: Vec<Vec<String>> = with_hooks.iter().map(|m| written_alone(m, settings)).collect();
+    let with_hooks: Vec<&Member> = members
+        .iter()
+        .copied()
+        .filter(|m| declares_hooks(m))
+        .collect();
+    let written: Vec<Vec<String>> = with_hooks
+        .iter()
+        .map(|m| written_alone(m, settings))
+        .collect();
     let mut conflicts = Vec::new();
     for (i, j) in pairs(with_hooks.len()) {
         if !written[i].iter().any(|f| written[j].contains(f)) {
             continue;
         }
-        for (a, b) in [(with_hooks[i], with_hooks[j]), (with_hooks[j], with_hooks[i])] {
+        for (a, b) in [
+            (with_hooks[i], with_hooks[j]),
+            (with_hooks[j], with_hooks[i]),
+        ] {
             let lost = uninstall_one(a, b, settings);
             if !lost.is_empty() {
                 let message = rules::hooks_message(&a.name, &b.name, &lost);
@@ -252,4 +282,3 @@ pub fn members(reports: &[crate::outcome::results::RunReport]) -> Vec<Member> {
         })
         .collect()
 }
-

@@ -48,9 +48,18 @@ mod tests {
 
     #[test]
     fn a_prefix_counts_only_at_a_separator() {
-        assert!(contains(Path::new("/r/.entire/tmp"), Path::new("/r/.entire/tmp")));
-        assert!(contains(Path::new("/r/.entire"), Path::new("/r/.entire/tmp/x")));
-        assert!(!contains(Path::new("/r/.entire/tmp"), Path::new("/r/.entire/tmpfoo")));
+        assert!(contains(
+            Path::new("/r/.entire/tmp"),
+            Path::new("/r/.entire/tmp")
+        ));
+        assert!(contains(
+            Path::new("/r/.entire"),
+            Path::new("/r/.entire/tmp/x")
+        ));
+        assert!(!contains(
+            Path::new("/r/.entire/tmp"),
+            Path::new("/r/.entire/tmpfoo")
+        ));
     }
 
     #[test]
@@ -59,7 +68,10 @@ mod tests {
             ("zed".to_string(), PathBuf::from("/r/.entire")),
             ("alpha".to_string(), PathBuf::from("/r/.entire/tmp")),
         ];
-        assert_eq!(owner(Path::new("/r/.entire/tmp/s.jsonl"), &agents), Some("alpha"));
+        assert_eq!(
+            owner(Path::new("/r/.entire/tmp/s.jsonl"), &agents),
+            Some("alpha")
+        );
         assert_eq!(owner(Path::new("/r/.entire/x.jsonl"), &agents), Some("zed"));
         assert_eq!(owner(Path::new("/elsewhere"), &agents), None);
     }

@@ -70,12 +70,19 @@ pub fn overlap_message(overlap: &Overlap, dir_a: &Path, dir_b: &Path) -> String 
     let which = if overlap.all {
         "every hook event".to_string()
     } else {
-        format!("every hook event whose transcript is under {}", overlap.shared.display())
+        format!(
+            "every hook event whose transcript is under {}",
+            overlap.shared.display()
+        )
     };
     let same = if dir_a == dir_b {
         format!("the same session directory ({})", dir_a.display())
     } else {
-        format!("nested session directories ({} and {})", dir_a.display(), dir_b.display())
+        format!(
+            "nested session directories ({} and {})",
+            dir_a.display(),
+            dir_b.display()
+        )
     };
     format!(
         "{same}: the host makes {owner} (first in name order) the owner of its transcripts and \
@@ -121,16 +128,25 @@ mod tests {
     fn the_same_directory_gives_everything_to_the_first_name() {
         let dir = Path::new("/r/.entire/tmp");
         let o = session_overlap(("zeta", dir), ("alpha", dir)).expect("overlap");
-        assert_eq!((o.owner.as_str(), o.skipped.as_str(), o.all), ("alpha", "zeta", true));
+        assert_eq!(
+            (o.owner.as_str(), o.skipped.as_str(), o.all),
+            ("alpha", "zeta", true)
+        );
     }
 
     #[test]
     fn a_nested_directory_loses_only_what_the_outer_owner_sorts_before() {
         let (outer, inner) = (Path::new("/r/.entire"), Path::new("/r/.entire/tmp"));
         let o = session_overlap(("a", outer), ("b", inner)).expect("overlap");
-        assert_eq!((o.owner.as_str(), o.skipped.as_str(), o.all), ("a", "b", true));
+        assert_eq!(
+            (o.owner.as_str(), o.skipped.as_str(), o.all),
+            ("a", "b", true)
+        );
         let o = session_overlap(("b", outer), ("a", inner)).expect("overlap");
-        assert_eq!((o.owner.as_str(), o.skipped.as_str(), o.all), ("a", "b", false));
+        assert_eq!(
+            (o.owner.as_str(), o.skipped.as_str(), o.all),
+            ("a", "b", false)
+        );
         assert!(session_overlap(("a", Path::new("/r/.a")), ("b", Path::new("/r/.ab"))).is_none());
     }
 

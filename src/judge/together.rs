@@ -79,7 +79,10 @@ pub fn lost_entries(before: &Files, installed: &Files, after: &Files) -> Vec<Str
             continue;
         }
         let Some(now) = after.get(&rel) else {
-            lost.push(format!("{rel} was deleted, with its {} entries", count(&added)));
+            lost.push(format!(
+                "{rel} was deleted, with its {} entries",
+                count(&added)
+            ));
             continue;
         };
         let gone = minus(&added, &entries(now));
@@ -152,18 +155,27 @@ mod tests {
 
     #[test]
     fn an_uninstall_that_keeps_the_others_entries_loses_nothing() {
-        let a = one("f", r#"{"hooks":{"Stop":[{"command":"entire hooks a stop"}]}}"#);
+        let a = one(
+            "f",
+            r#"{"hooks":{"Stop":[{"command":"entire hooks a stop"}]}}"#,
+        );
         let ab = one(
             "f",
             r#"{"hooks":{"Stop":[{"command":"entire hooks a stop"},{"command":"entire hooks b stop"}]}}"#,
         );
-        let b = one("f", r#"{"hooks":{"Stop":[{"command":"entire hooks b stop"}]}}"#);
+        let b = one(
+            "f",
+            r#"{"hooks":{"Stop":[{"command":"entire hooks b stop"}]}}"#,
+        );
         assert!(lost_entries(&a, &ab, &b).is_empty());
     }
 
     #[test]
     fn an_uninstall_that_sweeps_every_entire_hook_is_caught() {
-        let a = one("f", r#"{"hooks":{"Stop":[{"command":"entire hooks a stop"}]}}"#);
+        let a = one(
+            "f",
+            r#"{"hooks":{"Stop":[{"command":"entire hooks a stop"}]}}"#,
+        );
         let ab = one(
             "f",
             r#"{"hooks":{"Stop":[{"command":"entire hooks a stop"},{"command":"entire hooks b stop"}]}}"#,
@@ -179,7 +191,12 @@ mod tests {
     fn lines_of_a_text_file_count_as_entries() {
         let ab = one("hook", "#!/bin/sh\nentire hooks a x\nentire hooks b x\n");
         let a_only = one("hook", "#!/bin/sh\nentire hooks a x\n");
-        assert!(lost_entries(&a_only, &ab, &one("hook", "#!/bin/sh\nentire hooks b x\n")).is_empty());
-        assert_eq!(lost_entries(&a_only, &ab, &one("hook", "#!/bin/sh\n")).len(), 1);
+        assert!(
+            lost_entries(&a_only, &ab, &one("hook", "#!/bin/sh\nentire hooks b x\n")).is_empty()
+        );
+        assert_eq!(
+            lost_entries(&a_only, &ab, &one("hook", "#!/bin/sh\n")).len(),
+            1
+        );
     }
 }

@@ -66,8 +66,9 @@ impl Together {
 /// host registers it under, else its file name.
 pub fn plugin_name(run: &RunReport) -> String {
     crate::host::discovery::agent_name(&run.plugin).unwrap_or_else(|| {
-        run.plugin
-            .file_name()
-            .map_or_else(|| run.plugin.display().to_string(), |f| f.to_string_lossy().into_owned())
+        run.plugin.file_name().map_or_else(
+            || run.plugin.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        )
     })
 }

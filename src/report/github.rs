@@ -129,7 +129,11 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
 pub fn annotations_many(run: &Together, strict: bool) -> String {
     let mut out = String::new();
     for plugin in &run.plugins {
-        out.push_str(&annotate(plugin, strict, &format!("{}: ", plugin_name(plugin))));
+        out.push_str(&annotate(
+            plugin,
+            strict,
+            &format!("{}: ", plugin_name(plugin)),
+        ));
     }
     for c in &run.conflicts {
         let title = format!("conflict: {}, {}", c.plugins[0], c.plugins[1]);
@@ -159,7 +163,11 @@ pub fn summary_many(run: &Together, strict: bool) -> String {
     );
     let matrix = super::matrix::of(run, strict);
     let header: Vec<String> = matrix.groups.iter().map(|g| escape_markdown(g)).collect();
-    let _ = writeln!(out, "| plugin | verdict | failed | warnings | notes | {} |", header.join(" | "));
+    let _ = writeln!(
+        out,
+        "| plugin | verdict | failed | warnings | notes | {} |",
+        header.join(" | ")
+    );
     let _ = writeln!(out, "|---|---|--:|--:|--:|{}", "---|".repeat(header.len()));
     for row in &matrix.rows {
         let cells: Vec<&str> = row.cells.iter().map(|c| c.label()).collect();
@@ -167,7 +175,11 @@ pub fn summary_many(run: &Together, strict: bool) -> String {
             out,
             "| {} | {} | {} | {} | {} | {} |",
             escape_markdown(&row.name),
-            if row.failed { "❌ failed" } else { "✅ passed" },
+            if row.failed {
+                "❌ failed"
+            } else {
+                "✅ passed"
+            },
             row.counts.failed,
             row.counts.warnings,
             row.counts.notes,
@@ -175,7 +187,10 @@ pub fn summary_many(run: &Together, strict: bool) -> String {
         );
     }
     if !run.conflicts.is_empty() {
-        let _ = writeln!(out, "\n### Conflicts between the plugins installed together\n");
+        let _ = writeln!(
+            out,
+            "\n### Conflicts between the plugins installed together\n"
+        );
         for c in &run.conflicts {
             let _ = writeln!(
                 out,
@@ -193,14 +208,22 @@ pub fn summary_many(run: &Together, strict: bool) -> String {
             case.outcome == CaseOutcome::Failed || (strict && case.outcome == CaseOutcome::Warning)
         };
         let failures: Vec<&CaseReport> = plugin.cases.iter().filter(is_failure).collect();
-        section(&mut out, &format!("Failures of {}", escape_markdown(&name)), &failures);
+        section(
+            &mut out,
+            &format!("Failures of {}", escape_markdown(&name)),
+            &failures,
+        );
         if !strict {
             let warnings: Vec<&CaseReport> = plugin
                 .cases
                 .iter()
                 .filter(|c| c.outcome == CaseOutcome::Warning)
                 .collect();
-            section(&mut out, &format!("Warnings of {}", escape_markdown(&name)), &warnings);
+            section(
+                &mut out,
+                &format!("Warnings of {}", escape_markdown(&name)),
+                &warnings,
+            );
         }
     }
     out

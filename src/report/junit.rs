@@ -144,7 +144,12 @@ fn conflicts_suite(conflicts: &[Conflict]) -> TestSuite {
             .set_message(truncate(&flatten(&c.message)))
             .set_type(c.severity.label())
             .set_description(format!("{}: {}\n", c.kind.label(), c.message));
-        let name = format!("{}.{}.{}", c.kind.label().replace(' ', "-"), c.plugins[0], c.plugins[1]);
+        let name = format!(
+            "{}.{}.{}",
+            c.kind.label().replace(' ', "-"),
+            c.plugins[0],
+            c.plugins[1]
+        );
         let mut test = TestCase::new(name, status);
         test.set_classname("conflicts");
         suite.add_test_case(test);

@@ -54,7 +54,11 @@ pub struct Matrix {
 
 /// The matrix of a run over several plugins.
 pub fn of(run: &Together, strict: bool) -> Matrix {
-    let groups = run.plugins.first().map(RunReport::groups).unwrap_or_default();
+    let groups = run
+        .plugins
+        .first()
+        .map(RunReport::groups)
+        .unwrap_or_default();
     let rows = run
         .plugins
         .iter()

@@ -17,8 +17,7 @@ pub(super) fn run(
     schemas: &Schemas,
     options: &Options,
 ) -> Result<ExitCode, UsageError> {
-    let progress =
-        crate::report::progress::Bar::for_terminal(suite.cases.len() * plugins.len());
+    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len() * plugins.len());
     let reports = execute::many::run(plugins, suite, schemas, options, progress.as_ref());
     crate::running::interrupt::hold_if_interrupted();
     let members = execute::together::members(&reports);

@@ -110,8 +110,12 @@ fn check_plugins(given: &[PathBuf]) -> Result<Vec<PathBuf>, UsageError> {
     for arg in given {
         let plugin = check_plugin(arg)?;
         let name = |p: &Path| {
-            crate::host::discovery::agent_name(p)
-                .unwrap_or_else(|| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
+            crate::host::discovery::agent_name(p).unwrap_or_else(|| {
+                p.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
         };
         if let Some(earlier) = plugins.iter().find(|p| name(p) == name(&plugin)) {
             return Err(UsageError::new(
