@@ -8,6 +8,10 @@
 //! `property` the round trips. Each adds its own `impl Run` to the one
 //! `Run` defined here.
 //!
+//! Several plugins in one run: [`many`] schedules their cases on one pool of
+//! workers, each plugin with its own `Run`; [`together`] checks what they
+//! break for each other when installed together.
+//!
 //! Over 500 lines: the scheduler (gate, capabilities, workers, depot,
 //! breaker, keeping sandboxes) in one place so that its order can be read
 //! top to bottom; one step, transcripts, round trips and sessions are its
