@@ -88,7 +88,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the suite against a plugin (the default verb).
+    /// Run the suite against a plugin, or several together (the default verb).
     Run(RunArgs),
     /// List the cases: id, capability, severity, title.
     List {
