@@ -4,6 +4,11 @@
 //! change of what the suite says shows up here, in review, like the fault
 //! matrix. After an intended change, regenerate them with
 //! `UPDATE_GOLDEN=1 cargo test --test golden`.
+//!
+//! Two plugins in one run (`two.json`): the reference plugin and a copy of
+//! it named `entire-agent-twin` (one package installing one implementation
+//! under two names, host-behaviour "Plugins installed together"): one
+//! document with both reports and their conflicts.
 
 mod common;
 
@@ -161,4 +166,63 @@ fn a_failing_plugins_report_is_the_recorded_one() {
             "session-id-changes-after-turn-end",
         )],
     );
+}
+
+#[test]
+fn two_plugins_report_is_the_recorded_one() {
+    let sandboxes = tempfile::tempdir().expect("temp dir");
+    let base = sandboxes
+        .path()
+        .to_str()
+        .expect("utf-8 temp dir")
+        .to_string();
+    let bin = tempfile::tempdir().expect("temp dir");
+    let reference = common::reference();
+    let twin = bin.path().join("entire-agent-twin");
+    std::fs::copy(&reference, &twin).expect("the twin copied");
+    let args = ["--seed", "1", "-j", "1", "--sandbox-dir", &base];
+    let run = common::run_json_many(&[reference.clone(), twin.clone()], &args, &[]);
+    assert_eq!(run.code, 1, "the twins conflict");
+    let replacements = [
+        (bin.path().display().to_string(), "<bin>".to_string()),
+        (
+            sandboxes.path().display().to_string(),
+            "<sandboxes>".to_string(),
+        ),
+        (
+            sandboxes
+                .path()
+                .display()
+                .to_string()
+                .replace(['/', '.'], "-"),
+            "<sandboxes>".to_string(),
+        ),
+        (reference.display().to_string(), "<plugin>".to_string()),
+        (common::root().display().to_string(), "<root>".to_string()),
+    ];
+    compare("two", &normalize(run.report, &replacements));
+}
+
+/// Compares a normalized report with the recorded one (or records it).
+fn compare(name: &str, got: &Value) {
+    let file = common::root().join(format!("tests/data/golden/{name}.json"));
+    let pretty = serde_json::to_string_pretty(got).expect("JSON") + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&file, &pretty).expect("golden report written");
+        return;
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    if want != pretty {
+        let diff = similar::TextDiff::from_lines(&want, &pretty)
+            .unified_diff()
+            .context_radius(2)
+            .header("recorded", "now")
+            .to_string();
+        let head: String = diff.lines().take(80).collect::<Vec<_>>().join("\n");
+        panic!(
+            "the {name} report differs from {} (UPDATE_GOLDEN=1 regenerates it after an intended \
+             change):\n{head}",
+            file.display()
+        );
+    }
 }

@@ -8,6 +8,10 @@
 //! `property` the round trips. Each adds its own `impl Run` to the one
 //! `Run` defined here.
 //!
+//! Several plugins in one run: [`many`] schedules their cases on one pool of
+//! workers, each plugin with its own `Run`; [`together`] checks what they
+//! break for each other when installed together.
+//!
 //! Over 500 lines: the scheduler (gate, capabilities, workers, depot,
 //! breaker, keeping sandboxes) in one place so that its order can be read
 //! top to bottom; one step, transcripts, round trips and sessions are its
@@ -44,13 +48,17 @@ mod at_once;
 pub mod breaker;
 mod once;
 mod hosts;
+pub mod many;
 mod property;
 mod reach;
 mod session;
+mod start;
 mod step;
+pub mod together;
 mod transcripts;
 
 use hosts::{outside, within};
+use start::run_report;
 use step::{action_report, step_report};
 
 /// How to run.
@@ -117,42 +125,14 @@ pub fn run(
     let start = Instant::now();
     crate::running::machine::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
-    let mut run = Run {
-        progress,
-        depot: Depot::start(sandbox_maker(options)),
-        plugin,
-        samples: &suite.samples,
-        own_files: &suite.own_files,
-        recording: suite.recording.as_ref(),
-        schemas,
-        fixtures: &suite.fixtures,
-        options,
-        info: Value::Null,
-        info_elapsed: Duration::ZERO,
-        breaker: Breaker::new(options.fail_fast),
-        corpora: &corpora,
-        reach: Default::default(),
-        env: &suite.env,
-    };
+    let mut run = Run::new(plugin, suite, schemas, options, progress, &corpora);
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
-    let mut reports = Vec::new();
-    let mut blocked = None;
+    let mut gated = (Vec::new(), None);
     std::thread::scope(|scope| {
         scope.spawn(|| corpora.warm(&suite.cases));
-        for gate in gates {
-            let Finished { report, json, .. } = run.case(gate, None, None, &AtomicUsize::new(0));
-            if report.outcome == CaseOutcome::Failed {
-                blocked.get_or_insert_with(|| {
-                    format!("not run: {} failed ({})", report.id, report.summary_line())
-                });
-            } else if let Some(json) = json {
-                run.info = json;
-                run.info_elapsed = report.steps.last().map_or(Duration::ZERO, |s| s.duration);
-            }
-            reports.push(report);
-        }
+        gated = run.gates(&gates);
     });
-    let info = (!run.info.is_null()).then(|| run.info.clone());
+    let (mut reports, blocked) = gated;
     let rest = match blocked {
         Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
         None => {
@@ -163,23 +143,10 @@ pub fn run(
     reports.extend(rest);
     once::once_per_variable(&mut reports);
     run.progress.done();
+    let info = run.info_value();
     run.depot.finish();
     sweep_processes();
-    let invocations = reports
-        .iter()
-        .flat_map(|c| c.steps.iter().map(|s| s.duration))
-        .sum();
-    RunReport {
-        plugin: plugin.to_path_buf(),
-        hosts: crate::outcome::results::Hosts::of(&options.hosts),
-        info,
-        cases: reports,
-        wall: start.elapsed(),
-        invocations,
-        jobs: options.jobs,
-        seed: options.seed,
-        peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
-    }
+    run_report(plugin, info, options, reports, start.elapsed())
 }
 
 /// Kills whatever of the run's plugin calls is still alive (each call's
@@ -227,7 +194,7 @@ impl Run<'_> {
     /// one case in input order.
     fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
         let units: Vec<usize> = cases.iter().map(|c| self.units(c)).collect();
-        let slots: Vec<Mutex<Vec<Option<Finished>>>> = units
+        let slots: Vec<Slot> = units
             .iter()
             .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
             .collect();
@@ -265,6 +232,12 @@ impl Run<'_> {
                 });
             }
         });
+        self.assemble(slots, cases)
+    }
+
+    /// The cases' reports, in suite order, from what the workers left in
+    /// their slots (the units of a split case merged back into one).
+    fn assemble(&self, slots: Vec<Slot>, cases: &[&Case]) -> Vec<CaseReport> {
         slots
             .into_iter()
             .zip(cases)
@@ -614,6 +587,9 @@ fn save_stdin(files: &[(PathBuf, runner::Bytes)]) {
         let _ = std::fs::write(path, bytes.as_slice());
     }
 }
+
+/// Where the workers leave a case's units as they finish.
+type Slot = Mutex<Vec<Option<Finished>>>;
 
 /// What one case (or one unit of a split round trip) leaves behind.
 struct Finished {

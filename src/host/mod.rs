@@ -34,6 +34,9 @@
 //!   September 2026");
 //! - [`identity`]: what `info` declares that the host reads (its type, the
 //!   capability keys, `caller_env_vars`) ("The host of September 2026");
+//! - [`ownership`] and [`together`]: which agent owns a transcript path,
+//!   and which plugins break each other when installed together ("Plugins
+//!   in the wild", "The host finds an agent by its `type` too");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -58,5 +61,6 @@ pub mod range;
 pub mod releases;
 pub mod session;
 mod severity;
+pub mod together;
 
 pub use severity::Severity;

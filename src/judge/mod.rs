@@ -9,4 +9,5 @@ pub mod late;
 pub mod positions;
 pub mod environment;
 pub mod roundtrip;
+pub mod together;
 pub mod userdata;

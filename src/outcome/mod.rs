@@ -4,5 +4,6 @@ pub mod finding;
 pub mod kept;
 pub mod repro;
 pub mod results;
+pub mod together;
 
 pub use finding::Finding;

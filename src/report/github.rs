@@ -2,12 +2,17 @@
 //! (`::error` / `::warning`, printed on stdout) and a Markdown summary for the
 //! file named by `$GITHUB_STEP_SUMMARY`.
 //!
+//! Over several plugins ([`annotations_many`], [`summary_many`]): each
+//! plugin's annotations titled with its name, one per conflict, and one
+//! summary whose table is the matrix.
+//!
 //! Both are pure functions of the [`RunReport`]; detecting GitHub
 //! (`GITHUB_ACTIONS=true`) and writing the summary file are the CLI's job.
 
 use std::fmt::Write as _;
 
 use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport};
+use crate::outcome::together::{Together, plugin_name};
 
 use super::junit::{declared, expected_actual, one_line};
 
@@ -26,6 +31,11 @@ const MAX_DIFF_LINES: usize = 40;
 /// `%`, CR and LF are escaped in it, and also `:` and `,` in the title, as
 /// GitHub documents. Empty when nothing failed or warned.
 pub fn annotations(run: &RunReport, strict: bool) -> String {
+    annotate(run, strict, "")
+}
+
+/// [`annotations`], each title starting with `prefix`.
+fn annotate(run: &RunReport, strict: bool, prefix: &str) -> String {
     let mut out = String::new();
     for case in &run.cases {
         let level = match case.outcome {
@@ -44,7 +54,7 @@ pub fn annotations(run: &RunReport, strict: bool) -> String {
         let _ = writeln!(
             out,
             "::{level} title={}::{}",
-            escape_property(&case.id),
+            escape_property(&format!("{prefix}{}", case.id)),
             escape_data(&message)
         );
     }
@@ -109,6 +119,112 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
             .filter(|c| c.outcome == CaseOutcome::Warning)
             .collect();
         section(&mut out, "Warnings", &warnings);
+    }
+    out
+}
+
+/// The workflow commands of a run over several plugins: each plugin's (see
+/// [`annotations`]), titled `<plugin>: <case id>`, then an `::error` per
+/// conflict between them, titled `conflict: <a>, <b>`.
+pub fn annotations_many(run: &Together, strict: bool) -> String {
+    let mut out = String::new();
+    for plugin in &run.plugins {
+        out.push_str(&annotate(
+            plugin,
+            strict,
+            &format!("{}: ", plugin_name(plugin)),
+        ));
+    }
+    for c in &run.conflicts {
+        let title = format!("conflict: {}, {}", c.plugins[0], c.plugins[1]);
+        let _ = writeln!(
+            out,
+            "::error title={}::{}",
+            escape_property(&title),
+            escape_data(&c.message)
+        );
+    }
+    out
+}
+
+/// The Markdown summary of a run over several plugins: the verdict, one
+/// table with a row per plugin (its verdict, failed / warnings / notes, a
+/// column per capability), the conflicts, then each plugin's failures (and,
+/// unless `strict`, warnings) under its name.
+pub fn summary_many(run: &Together, strict: bool) -> String {
+    let mut out = String::new();
+    let failed = run.failed(strict);
+    let _ = writeln!(
+        out,
+        "## {} agent-conform: {} ({} plugins)\n",
+        if failed { "❌" } else { "✅" },
+        if failed { "FAILED" } else { "PASSED" },
+        run.plugins.len()
+    );
+    let matrix = super::matrix::of(run, strict);
+    let header: Vec<String> = matrix.groups.iter().map(|g| escape_markdown(g)).collect();
+    let _ = writeln!(
+        out,
+        "| plugin | verdict | failed | warnings | notes | {} |",
+        header.join(" | ")
+    );
+    let _ = writeln!(out, "|---|---|--:|--:|--:|{}", "---|".repeat(header.len()));
+    for row in &matrix.rows {
+        let cells: Vec<&str> = row.cells.iter().map(|c| c.label()).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            escape_markdown(&row.name),
+            if row.failed {
+                "❌ failed"
+            } else {
+                "✅ passed"
+            },
+            row.counts.failed,
+            row.counts.warnings,
+            row.counts.notes,
+            cells.join(" | ")
+        );
+    }
+    if !run.conflicts.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Conflicts between the plugins installed together\n"
+        );
+        for c in &run.conflicts {
+            let _ = writeln!(
+                out,
+                "- **{}** ({}, {}): {}",
+                c.kind.label(),
+                code_span(&c.plugins[0]),
+                code_span(&c.plugins[1]),
+                escape_markdown(&c.message)
+            );
+        }
+    }
+    for plugin in &run.plugins {
+        let name = plugin_name(plugin);
+        let is_failure = |case: &&CaseReport| {
+            case.outcome == CaseOutcome::Failed || (strict && case.outcome == CaseOutcome::Warning)
+        };
+        let failures: Vec<&CaseReport> = plugin.cases.iter().filter(is_failure).collect();
+        section(
+            &mut out,
+            &format!("Failures of {}", escape_markdown(&name)),
+            &failures,
+        );
+        if !strict {
+            let warnings: Vec<&CaseReport> = plugin
+                .cases
+                .iter()
+                .filter(|c| c.outcome == CaseOutcome::Warning)
+                .collect();
+            section(
+                &mut out,
+                &format!("Warnings of {}", escape_markdown(&name)),
+                &warnings,
+            );
+        }
     }
     out
 }

@@ -1,10 +1,13 @@
 //! The JSON report (`--format json`): one document on stdout for machines.
+//! Over several plugins, one document holds each plugin's report and the
+//! conflicts between them ([`render_many`]).
 //! Its shape is `schemas/report.json`; `report_version` changes when a field
 //! changes meaning or goes away.
 
 use serde_json::{Value, json};
 
 use crate::outcome::results::RunReport;
+use crate::outcome::together::Together;
 
 /// The version of the report's shape.
 pub const REPORT_VERSION: u32 = 1;
@@ -39,4 +42,18 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
 
 fn ms(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Renders a run over several plugins as one JSON document:
+/// `{"report_version", "plugins": [<each plugin's report>], "conflicts"}`.
+pub fn render_many(run: &Together, strict: bool) -> String {
+    let plugins: Vec<Value> = run.plugins.iter().map(|p| document(p, strict)).collect();
+    let doc = json!({
+        "report_version": REPORT_VERSION,
+        "plugins": plugins,
+        "conflicts": run.conflicts,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string());
+    text.push('\n');
+    text
 }

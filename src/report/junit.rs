@@ -16,6 +16,11 @@
 //!   `<system-out>`, and a property `agent-conform.outcome.<case id>` =
 //!   `warning` on its suite; under `--strict` it is a `<failure type="warning">`.
 //!
+//! Over several plugins (`agent-conform A B ...`, [`render_many`]): one
+//! `<testsuite>` per plugin, named after it (classname = plugin.capability),
+//! and a `<testsuite name="conflicts">` with a failed test case per conflict
+//! between the plugins installed together (one passing case when none).
+//!
 //! The document validates against the common JUnit XSD (the Jenkins xunit
 //! `junit-10.xsd`, see `tests/data/junit.xsd`): that schema allows no
 //! `<properties>` inside a `<testcase>` and no `skipped` attribute on
@@ -30,6 +35,7 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use crate::outcome::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
+use crate::outcome::together::{Conflict, Together, plugin_name};
 
 /// The `name` of the report's root `<testsuites>` element.
 pub const REPORT_NAME: &str = "agent-conform";
@@ -71,6 +77,84 @@ pub fn render(run: &RunReport, strict: bool) -> Result<String, String> {
     // non-characters it also forbids can still come from a plugin's output.
     let xml = xml.replace(['\u{FFFE}', '\u{FFFF}'], "\u{FFFD}");
     Ok(drop_root_skipped(xml, report.skipped))
+}
+
+/// Renders a run over several plugins: a test suite per plugin, then the
+/// conflicts between them (see the module's documentation).
+pub fn render_many(run: &Together, strict: bool) -> Result<String, String> {
+    let mut report = Report::new(REPORT_NAME);
+    report.set_time(run.plugins.iter().map(|p| p.wall).max().unwrap_or_default());
+    for plugin in &run.plugins {
+        report.add_test_suite(plugin_suite(plugin, strict));
+    }
+    report.add_test_suite(conflicts_suite(&run.conflicts));
+    let xml = report
+        .to_string()
+        .map_err(|err| format!("cannot serialize the JUnit report: {err}"))?;
+    let xml = xml.replace(['\u{FFFE}', '\u{FFFF}'], "\u{FFFD}");
+    Ok(drop_root_skipped(xml, report.skipped))
+}
+
+/// One plugin's cases as one test suite named after it.
+fn plugin_suite(run: &RunReport, strict: bool) -> TestSuite {
+    let name = plugin_name(run);
+    let mut suite = TestSuite::new(name.as_str());
+    suite.set_time(run.cases.iter().map(|c| c.duration).sum::<Duration>());
+    suite.add_properties([
+        Property::new("agent-conform.version", env!("CARGO_PKG_VERSION")),
+        Property::new("agent-conform.plugin", run.plugin.to_string_lossy()),
+        Property::new("agent-conform.strict", strict.to_string()),
+    ]);
+    for group in run.groups() {
+        let key = format!("agent-conform.declared.{group}");
+        suite.add_property(Property::new(key, declared(run, &group)));
+    }
+    let mut warnings = String::new();
+    for case in &run.cases {
+        if matches!(case.outcome, CaseOutcome::Warning | CaseOutcome::Note) {
+            let label = case.outcome.label();
+            suite.add_property(Property::new(
+                format!("{OUTCOME_PROPERTY_PREFIX}{}", case.id),
+                label,
+            ));
+            let _ = writeln!(warnings, "{label}: {}: {}", case.id, one_line(case));
+        }
+        let mut test = test_case(case, strict);
+        test.set_classname(format!("{name}.{}", case.capability));
+        suite.add_test_case(test);
+    }
+    if !warnings.is_empty() {
+        suite.set_system_out(warnings);
+    }
+    suite
+}
+
+/// The conflicts between the plugins installed together: a failed test
+/// case each, or one passing case when there is none.
+fn conflicts_suite(conflicts: &[Conflict]) -> TestSuite {
+    let mut suite = TestSuite::new("conflicts");
+    if conflicts.is_empty() {
+        let mut test = TestCase::new("installed-together", TestCaseStatus::success());
+        test.set_classname("conflicts");
+        suite.add_test_case(test);
+    }
+    for c in conflicts {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status
+            .set_message(truncate(&flatten(&c.message)))
+            .set_type(c.severity.label())
+            .set_description(format!("{}: {}\n", c.kind.label(), c.message));
+        let name = format!(
+            "{}.{}.{}",
+            c.kind.label().replace(' ', "-"),
+            c.plugins[0],
+            c.plugins[1]
+        );
+        let mut test = TestCase::new(name, status);
+        test.set_classname("conflicts");
+        suite.add_test_case(test);
+    }
+    suite
 }
 
 /// One capability group as a test suite.

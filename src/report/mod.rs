@@ -5,7 +5,9 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod matrix;
 pub mod progress;
+pub mod together;
 
 use std::fmt::Write as _;
 

@@ -10,6 +10,11 @@
 //! repository's `.entire/settings.local.json` sets `external_agents`
 //! (host-behaviour.md, "What each answer costs the user"), so the report says
 //! whether the current repository does ([`settings`]).
+//!
+//! Between the registered plugins it checks what breaks when they are
+//! installed together ([`crate::execute::together`]): the same type, equal
+//! or nested session directories, and hooks that one's uninstall removes of
+//! the other; every call in a sandbox, none in the user's repository.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,6 +27,7 @@ use crate::host::discovery::{self, SETTINGS_FILE};
 use crate::host::invocation::PROTOCOL_VERSION;
 use crate::host::range::HostRange;
 use crate::host::releases::Fact;
+use crate::outcome::together::Conflict;
 use crate::running::runner::{self, Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 
@@ -386,7 +392,12 @@ fn judge_fields(name: &str, info: Value) -> (Verdict, String, Option<Value>) {
 
 /// The text report: one line per entry, then a count, then what the
 /// current repository's settings mean for discovery.
-pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr, settings: &Settings) -> String {
+pub fn render_text(
+    found: &[Found],
+    conflicts: &[Conflict],
+    path_var: &std::ffi::OsStr,
+    settings: &Settings,
+) -> String {
     let settings_line = format!("\n{}\n", settings.message);
     if found.is_empty() {
         let dirs = std::env::split_paths(path_var).count();
@@ -424,21 +435,61 @@ pub fn render_text(found: &[Found], path_var: &std::ffi::OsStr, settings: &Setti
             out.push_str(&format!("  {}: {}\n", f.path.display(), f.reason));
         }
     }
+    conflicts_text(&mut out, conflicts);
     out.push_str(&settings_line);
     out
 }
 
-/// The JSON report: `{"plugins": [...], "settings": {...}}`, the plugins in
-/// `PATH` order.
-pub fn render_json(found: &[Found], settings: &Settings) -> String {
-    /// The document: the entries in `PATH` order and the repository's settings.
+/// The conflicts between the registered plugins, when there are two or more.
+fn conflicts_text(out: &mut String, conflicts: &[Conflict]) {
+    if conflicts.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "
+{} conflict(s) between the plugins installed together:\n",
+        conflicts.len()
+    ));
+    for c in conflicts {
+        out.push_str(&format!(
+            "  {}: {} and {} ({}): {}\n",
+            c.severity.label(),
+            c.plugins[0],
+            c.plugins[1],
+            c.kind.label(),
+            c.message
+        ));
+    }
+}
+
+/// The members of the conflict checks: the plugins the host registers.
+pub fn members(found: &[Found]) -> Vec<crate::execute::together::Member> {
+    found
+        .iter()
+        .filter(|f| f.registered)
+        .map(|f| crate::execute::together::Member {
+            name: f.name.clone(),
+            path: f.path.clone(),
+            info: f.info.clone(),
+        })
+        .collect()
+}
+
+/// The JSON report: `{"plugins": [...], "conflicts": [...], "settings":
+/// {...}}`, the plugins in `PATH` order, the conflicts between the
+/// registered ones as in a run's report.
+pub fn render_json(found: &[Found], conflicts: &[Conflict], settings: &Settings) -> String {
+    /// The document: the entries in `PATH` order, their conflicts and the
+    /// repository's settings.
     #[derive(Serialize)]
     struct Doc<'a> {
         plugins: &'a [Found],
+        conflicts: &'a [Conflict],
         settings: &'a Settings,
     }
     let doc = Doc {
         plugins: found,
+        conflicts,
         settings,
     };
     format!(

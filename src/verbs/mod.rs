@@ -5,7 +5,8 @@
 //! plugin, a broken case or schema file). Misuse gets one sentence and a hint.
 //!
 //! This file holds the clap definitions, the dispatch and the helpers the
-//! verbs share; each verb has a module of its own: `run`, `catalog` (list,
+//! verbs share; each verb has a module of its own: `run` (and `many`, for
+//! several plugins), `catalog` (list,
 //! explain, coverage, schema), `discover`, `init`, `record`, `clean`.
 //! Over 500 lines: the clap definitions carry every flag's help text, which
 //! is the command line's documentation and reads best in one place.
@@ -15,6 +16,7 @@ mod clean;
 pub mod discover;
 pub mod init;
 mod init_env;
+mod many;
 pub mod record;
 mod run;
 pub mod usage;
@@ -45,6 +47,9 @@ Examples:
   A plugin installed on PATH, by name (as the host finds it):
     agent-conform entire-agent-foo
     agent-conform discover
+  A repository of plugins, in one run (a report each, the matrix, and the
+  conflicts between plugins installed together):
+    agent-conform agents/entire-agent-*
   Stop at the first failure:
     agent-conform --fail-fast ./entire-agent-foo
   Just some cases, or with your own:
@@ -84,7 +89,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the suite against a plugin (the default verb).
+    /// Run the suite against a plugin, or several together (the default verb).
     Run(RunArgs),
     /// List the cases: id, capability, severity, title.
     List {
@@ -198,9 +203,11 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct RunArgs {
     /// The plugin: a path, or a name looked up on PATH as the host does
-    /// (`foo` or `entire-agent-foo`).
+    /// (`foo` or `entire-agent-foo`). Several (a shell glob works) run
+    /// together: a report each, a matrix, and their conflicts when
+    /// installed together.
     #[arg(value_name = "PLUGIN", required = true)]
-    plugin: Option<PathBuf>,
+    plugins: Vec<PathBuf>,
 
     /// Treat warnings as failures (exit 1).
     #[arg(long)]
@@ -454,13 +461,26 @@ fn discover(
     };
     let found = crate::verbs::discover::discover(&path_var, &options);
     crate::running::interrupt::hold_if_interrupted();
+    // The conflicts between the registered plugins: every call in a
+    // sandbox of its own, never in the user's repository.
+    let settings = execute::together::Settings {
+        timeout: options.timeout,
+        sandbox_base: options.sandbox_base.clone(),
+        confine: crate::running::confine::probe().is_ok(),
+        max_write: crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20,
+    };
+    let members = crate::verbs::discover::members(&found);
+    let conflicts = execute::together::check(&members, &settings);
+    crate::running::interrupt::hold_if_interrupted();
     let cwd = std::env::current_dir().unwrap_or_default();
     let settings = crate::verbs::discover::settings(&cwd);
     match format {
         Format::Human => print_stdout(&crate::verbs::discover::render_text(
-            &found, &path_var, &settings,
+            &found, &conflicts, &path_var, &settings,
         )),
-        Format::Json => print_stdout(&crate::verbs::discover::render_json(&found, &settings)),
+        Format::Json => print_stdout(&crate::verbs::discover::render_json(
+            &found, &conflicts, &settings,
+        )),
     }
     Ok(ExitCode::SUCCESS)
 }

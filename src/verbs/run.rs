@@ -5,11 +5,7 @@
 use super::*;
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
-    let plugin = args
-        .plugin
-        .as_deref()
-        .ok_or_else(|| UsageError::new("no plugin given", "agent-conform ./entire-agent-foo"))?;
-    let plugin = check_plugin(plugin)?;
+    let plugins = check_plugins(&args.plugins)?;
     let hosts = host_range(args.host_version.as_deref())?;
     if let Some(dir) = &args.sandbox_dir
         && !dir.is_dir()
@@ -34,7 +30,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .sandbox_dir
         .clone()
         .unwrap_or_else(crate::running::sandbox::default_base);
-    let run_dir = start_run_dir(&base, &plugin, args.keep_temp)?;
+    let run_dir = start_run_dir(&base, &plugins[0], args.keep_temp)?;
     let options = Options {
         timeout: args
             .timeout
@@ -54,8 +50,25 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             .unwrap_or(crate::running::machine::DEFAULT_MAX_WRITE_MIB)
             << 20,
     };
+    let code = if plugins.len() == 1 {
+        run_one(&args, &plugins[0], &suite, &schemas, &options)?
+    } else {
+        super::many::run(&args, &plugins, &suite, &schemas, &options)?
+    };
+    drop(run_dir);
+    Ok(code)
+}
+
+/// One plugin: its run and its reports.
+fn run_one(
+    args: &RunArgs,
+    plugin: &Path,
+    suite: &Suite,
+    schemas: &Schemas,
+    options: &Options,
+) -> Result<ExitCode, UsageError> {
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
-    let report = execute::run(&plugin, &suite, &schemas, &options, progress.as_ref());
+    let report = execute::run(plugin, suite, schemas, options, progress.as_ref());
     // An interrupted run ends where it is stopped, not with a report made
     // of the calls the interruption cut short.
     crate::running::interrupt::hold_if_interrupted();
@@ -63,7 +76,16 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         write_junit(path, &report, args.strict)?;
     }
     github(&report, args.strict, args.format == Format::Json);
-    let human = Human {
+    match args.format {
+        Format::Human => print_stdout(&human(args).render(&report)),
+        Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
+    }
+    Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// The human reporter the flags ask for.
+pub(super) fn human(args: &RunArgs) -> Human {
+    Human {
         color: use_color(args.color),
         verbosity: if args.quiet {
             Verbosity::Quiet
@@ -73,13 +95,44 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             Verbosity::Normal
         },
         strict: args.strict,
-    };
-    match args.format {
-        Format::Human => print_stdout(&human.render(&report)),
-        Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
     }
-    drop(run_dir);
-    Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// Every plugin found as the host finds it; the same agent name twice (two
+/// paths, or one path given twice) is a usage error, since the host
+/// registers one plugin per name.
+fn check_plugins(given: &[PathBuf]) -> Result<Vec<PathBuf>, UsageError> {
+    if given.is_empty() {
+        return Err(UsageError::new(
+            "no plugin given",
+            "agent-conform ./entire-agent-foo",
+        ));
+    }
+    let mut plugins: Vec<PathBuf> = Vec::new();
+    for arg in given {
+        let plugin = check_plugin(arg)?;
+        let name = |p: &Path| {
+            crate::host::discovery::agent_name(p).unwrap_or_else(|| {
+                p.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+        };
+        if let Some(earlier) = plugins.iter().find(|p| name(p) == name(&plugin)) {
+            return Err(UsageError::new(
+                format!(
+                    "{} and {} are both agent {:?}: the host registers only one plugin per name",
+                    earlier.display(),
+                    plugin.display(),
+                    name(&plugin)
+                ),
+                "run them one at a time, or give each plugin once",
+            ));
+        }
+        plugins.push(plugin);
+    }
+    Ok(plugins)
 }
 
 /// The host range of `--host-version` (every release with external plugins
@@ -218,15 +271,20 @@ pub(super) fn github(
         return;
     };
     let summary = crate::report::github::summary_markdown(report, strict);
+    append_summary(Path::new(&path), &summary);
+}
+
+/// Appends to the step summary file; a failure is a warning on stderr.
+pub(super) fn append_summary(path: &Path, summary: &str) {
     let appended = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&path)
+        .open(path)
         .and_then(|mut file| file.write_all(summary.as_bytes()));
     if let Err(err) = appended {
         eprintln!(
             "agent-conform: warning: cannot append the summary to {}: {err}",
-            Path::new(&path).display()
+            path.display()
         );
     }
 }

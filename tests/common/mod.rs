@@ -164,3 +164,32 @@ pub fn dead(pid: i32) -> bool {
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
 }
+
+/// Runs the harness with `--format json` on several plugins at once.
+pub fn run_json_many(plugins: &[PathBuf], args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = harness();
+    cmd.env("PATH", fast_python_path());
+    cmd.arg("--format").arg("json").args(args);
+    let sandboxes = tempfile::Builder::new()
+        .prefix("agent-conform-test-")
+        .tempdir_in(agent_conform::running::sandbox::default_base())
+        .expect("a sandbox directory");
+    if !args.contains(&"--sandbox-dir") {
+        cmd.arg("--sandbox-dir").arg(sandboxes.path());
+    }
+    cmd.args(plugins);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("agent-conform runs");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the JSON report does not parse ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        report,
+    }
+}

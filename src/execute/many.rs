@@ -1,0 +1,190 @@
+//! Several plugins in one run (`agent-conform A B C`): each plugin keeps its
+//! own `Run` (gate, capabilities, breaker, sandboxes), while their cases
+//! share one pool of workers, the longest first across all plugins, so that
+//! one run over N plugins takes no longer than the N runs one by one.
+//!
+//! The gates run first, a few plugins at a time; a plugin whose gate failed
+//! has its other cases not run, as alone. Each plugin's depot is given the
+//! order in which the workers will take its own tasks.
+
+use super::*;
+
+/// One task of the shared pool: a case (or one unit of it) of one plugin.
+struct Task {
+    /// The plugin's place among the plugins run past their gate.
+    plugin: usize,
+    /// The case's place in the suite's cases.
+    case: usize,
+    unit: Option<usize>,
+    /// The task's place in its plugin's own order (its depot's plan).
+    local: usize,
+}
+
+/// Runs the suite against every plugin; the reports come in the order the
+/// plugins were given. Never fails: every problem ends up in the reports.
+pub fn run(
+    plugins: &[PathBuf],
+    suite: &Suite,
+    schemas: &Schemas,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Vec<RunReport> {
+    let start = Instant::now();
+    crate::running::machine::become_subreaper();
+    let corpora = property::Corpora::new(options.seed);
+    let mut runs: Vec<Run> = plugins
+        .iter()
+        .map(|p| Run::new(p, suite, schemas, options, progress, &corpora))
+        .collect();
+    let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
+    let mut gated = Vec::new();
+    std::thread::scope(|scope| {
+        scope.spawn(|| corpora.warm(&suite.cases));
+        gated = gate_all(&mut runs, &gates, options.jobs);
+    });
+    let open: Vec<usize> = (0..runs.len()).filter(|&k| gated[k].1.is_none()).collect();
+    for &k in &open {
+        runs[k].reach = runs[k].probe_reach();
+    }
+    let mut rest = pool(&runs, &open, &cases).into_iter();
+    let mut reports: Vec<Vec<CaseReport>> = Vec::new();
+    for (gate_reports, blocked) in gated {
+        let mut all = gate_reports;
+        match blocked {
+            Some(reason) => all.extend(cases.iter().map(|c| not_run(c, &reason))),
+            None => all.extend(rest.next().unwrap_or_default()),
+        }
+        once::once_per_variable(&mut all);
+        reports.push(all);
+    }
+    progress.done();
+    let infos: Vec<Option<Value>> = runs.iter().map(Run::info_value).collect();
+    for run in runs {
+        run.depot.finish();
+    }
+    sweep_processes();
+    let wall = start.elapsed();
+    plugins
+        .iter()
+        .zip(infos)
+        .zip(reports)
+        .map(|((plugin, info), cases)| run_report(plugin, info, options, cases, wall))
+        .collect()
+}
+
+/// Runs every plugin's gate, on up to `jobs` threads; per plugin, the gate
+/// reports and why its other cases are not run (when the gate failed).
+fn gate_all(
+    runs: &mut [Run],
+    gates: &[&Case],
+    jobs: usize,
+) -> Vec<(Vec<CaseReport>, Option<String>)> {
+    let per_thread = runs.len().div_ceil(jobs.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .chunks_mut(per_thread)
+            .map(|chunk| {
+                scope.spawn(move || chunk.iter_mut().map(|r| r.gates(gates)).collect::<Vec<_>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec![(
+                        Vec::new(),
+                        Some("not run: the gate's worker stopped".to_string()),
+                    )]
+                })
+            })
+            .collect()
+    })
+}
+
+/// Runs the cases of the plugins `open` (places in `runs`) on one pool of
+/// workers, longest first across plugins; per open plugin, its cases'
+/// reports in suite order.
+fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
+    let units: Vec<Vec<usize>> = open
+        .iter()
+        .map(|&k| cases.iter().map(|c| runs[k].units(c)).collect())
+        .collect();
+    let slots: Vec<Vec<Slot>> = units
+        .iter()
+        .map(|u| {
+            u.iter()
+                .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
+                .collect()
+        })
+        .collect();
+    let remaining: Vec<Vec<AtomicUsize>> = units
+        .iter()
+        .map(|u| u.iter().map(|&n| AtomicUsize::new(n)).collect())
+        .collect();
+    let tasks = plan(runs, open, cases, &units);
+    let next = AtomicUsize::new(0);
+    let jobs = open.first().map_or(1, |&k| runs[k].options.jobs);
+    let workers = jobs.clamp(1, tasks.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let n = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(task) = tasks.get(n) else {
+                        break;
+                    };
+                    let run = &runs[open[task.plugin]];
+                    let remaining = &remaining[task.plugin][task.case];
+                    let finished =
+                        run.case(cases[task.case], task.unit, Some(task.local), remaining);
+                    if let Ok(mut slot) = slots[task.plugin][task.case].lock() {
+                        slot[task.unit.unwrap_or(0)] = Some(finished);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .zip(open)
+        .map(|(slots, &k)| runs[k].assemble(slots, cases))
+        .collect()
+}
+
+/// Every task of every open plugin, the longest first (ties keep the
+/// plugins' order), each plugin's depot told its own part of that order.
+fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> Vec<Task> {
+    let mut weighted: Vec<(usize, Task)> = Vec::new();
+    for (p, &k) in open.iter().enumerate() {
+        for (i, &n) in units[p].iter().enumerate() {
+            let weight = runs[k].weight(cases[i]) / n.max(1);
+            let task = |unit| Task {
+                plugin: p,
+                case: i,
+                unit,
+                local: 0,
+            };
+            match n {
+                0 => weighted.push((weight, task(None))),
+                n => weighted.extend((0..n).map(|u| (weight, task(Some(u))))),
+            }
+        }
+    }
+    weighted.sort_by_key(|(weight, _)| std::cmp::Reverse(*weight));
+    let mut plans: Vec<Vec<Option<String>>> = open.iter().map(|_| Vec::new()).collect();
+    let tasks: Vec<Task> = weighted
+        .into_iter()
+        .map(|(_, mut task)| {
+            let run = &runs[open[task.plugin]];
+            let case = cases[task.case];
+            let own = &mut plans[task.plugin];
+            task.local = own.len();
+            own.push(run.declared(case).then(|| sandbox_prefix(&case.id)));
+            task
+        })
+        .collect();
+    for (plan, &k) in plans.into_iter().zip(open) {
+        runs[k].depot.plan(plan);
+    }
+    tasks
+}

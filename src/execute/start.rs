@@ -1,0 +1,86 @@
+//! The start and the end of one plugin's run: its `Run` made, its gate
+//! cases run (the plugin's `info`, as the host's discovery reads it), and
+//! its report assembled. Shared by [`super::run`] and [`super::many`].
+
+use super::*;
+
+impl<'a> Run<'a> {
+    /// The run of one plugin, before its gate.
+    pub(super) fn new(
+        plugin: &'a Path,
+        suite: &'a Suite,
+        schemas: &'a Schemas,
+        options: &'a Options,
+        progress: &'a dyn Progress,
+        corpora: &'a property::Corpora,
+    ) -> Run<'a> {
+        Run {
+            progress,
+            depot: Depot::start(sandbox_maker(options)),
+            plugin,
+            samples: &suite.samples,
+            own_files: &suite.own_files,
+            recording: suite.recording.as_ref(),
+            schemas,
+            fixtures: &suite.fixtures,
+            options,
+            info: Value::Null,
+            info_elapsed: Duration::ZERO,
+            breaker: Breaker::new(options.fail_fast),
+            corpora,
+            reach: Default::default(),
+            env: &suite.env,
+        }
+    }
+
+    /// Runs the gate cases (`info`, as the host's discovery does) and keeps
+    /// the plugin's `info`; returns their reports and, when one failed, why
+    /// every other case is not run.
+    pub(super) fn gates(&mut self, gates: &[&Case]) -> (Vec<CaseReport>, Option<String>) {
+        let mut reports = Vec::new();
+        let mut blocked = None;
+        for gate in gates {
+            let Finished { report, json, .. } = self.case(gate, None, None, &AtomicUsize::new(0));
+            if report.outcome == CaseOutcome::Failed {
+                blocked.get_or_insert_with(|| {
+                    format!("not run: {} failed ({})", report.id, report.summary_line())
+                });
+            } else if let Some(json) = json {
+                self.info = json;
+                self.info_elapsed = report.steps.last().map_or(Duration::ZERO, |s| s.duration);
+            }
+            reports.push(report);
+        }
+        (reports, blocked)
+    }
+
+    /// The plugin's `info`, when the gate read one.
+    pub(super) fn info_value(&self) -> Option<Value> {
+        (!self.info.is_null()).then(|| self.info.clone())
+    }
+}
+
+/// The report of one plugin's run, from its cases' reports.
+pub(super) fn run_report(
+    plugin: &Path,
+    info: Option<Value>,
+    options: &Options,
+    reports: Vec<CaseReport>,
+    wall: Duration,
+) -> RunReport {
+    let invocations = reports
+        .iter()
+        .flat_map(|c| c.steps.iter().map(|s| s.duration))
+        .sum();
+    RunReport {
+        plugin: plugin.to_path_buf(),
+        hosts: crate::outcome::results::Hosts::of(&options.hosts),
+        info,
+        cases: reports,
+        wall,
+        invocations,
+        jobs: options.jobs,
+        seed: options.seed,
+        peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
+    }
+}

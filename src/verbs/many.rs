@@ -1,0 +1,78 @@
+//! `agent-conform A B ...`: several plugins in one run. Their cases share
+//! the jobs ([`crate::execute::many`]); then the conflicts between them when
+//! installed together ([`crate::execute::together`]); then one report of
+//! each kind: human (each plugin's findings, the matrix, the conflicts) or
+//! one JSON document on stdout, one JUnit file, one GitHub summary. The exit
+//! code is the worst.
+
+use super::*;
+use crate::outcome::together::Together;
+
+/// Runs the plugins and prints their reports; the exit code is 1 when any
+/// plugin's run fails or any conflict does.
+pub(super) fn run(
+    args: &RunArgs,
+    plugins: &[PathBuf],
+    suite: &Suite,
+    schemas: &Schemas,
+    options: &Options,
+) -> Result<ExitCode, UsageError> {
+    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len() * plugins.len());
+    let reports = execute::many::run(plugins, suite, schemas, options, progress.as_ref());
+    crate::running::interrupt::hold_if_interrupted();
+    let members = execute::together::members(&reports);
+    let settings = execute::together::Settings {
+        timeout: options.timeout,
+        sandbox_base: options.sandbox_base.clone(),
+        confine: options.confine,
+        max_write: options.max_write,
+    };
+    let conflicts = execute::together::check(&members, &settings);
+    crate::running::interrupt::hold_if_interrupted();
+    let together = Together {
+        plugins: reports,
+        conflicts,
+    };
+    if let Some(path) = &args.junit {
+        let xml = crate::report::junit::render_many(&together, args.strict).map_err(|err| {
+            UsageError::new(
+                format!("cannot render the JUnit report: {err}"),
+                "please report this",
+            )
+        })?;
+        write_file(path, &xml)?;
+    }
+    github(&together, args.strict, args.format == Format::Json);
+    match args.format {
+        Format::Human => print_stdout(&run::human(args).render_many(&together)),
+        Format::Json => print_stdout(&crate::report::json::render_many(&together, args.strict)),
+    }
+    Ok(ExitCode::from(u8::from(together.failed(args.strict))))
+}
+
+fn write_file(path: &Path, xml: &str) -> Result<(), UsageError> {
+    std::fs::write(path, xml).map_err(|err| {
+        UsageError::new(
+            format!("cannot write the JUnit report to {}: {err}", path.display()),
+            "pass a --junit path in an existing, writable directory",
+        )
+    })
+}
+
+/// Under GitHub Actions: the annotations of every plugin and conflict, and
+/// one summary for the whole run (see [`run::github`] for one plugin).
+fn github(together: &Together, strict: bool, json_on_stdout: bool) {
+    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
+        return;
+    }
+    let annotations = crate::report::github::annotations_many(together, strict);
+    if json_on_stdout {
+        eprint!("{annotations}");
+    } else {
+        print_stdout(&annotations);
+    }
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+        let summary = crate::report::github::summary_many(together, strict);
+        run::append_summary(Path::new(&path), &summary);
+    }
+}
