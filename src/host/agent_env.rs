@@ -52,10 +52,21 @@ pub fn needed_variable(stderr: &str, is_set: &dyn Fn(&str) -> bool) -> Option<St
         .map(|m| (m.start(), m.as_str().to_string()))
         .filter(|(_, v)| v.contains('_') || v.len() >= 4)
         .filter(|(_, v)| !NOT_VARIABLES.contains(&v.as_str()))
+        .filter(|(_, v)| !is_host_variable(v))
         .filter(|(_, v)| !is_set(v))
         .collect();
     found.sort();
     found.into_iter().map(|(_, v)| v).next()
+}
+
+/// Whether `name` is one of the host's own variables (`ENTIRE_REPO_ROOT`,
+/// `ENTIRE_PROTOCOL_VERSION`, `ENTIRE_CLI_VERSION`, and any other
+/// `ENTIRE_*`): the host, not the agent, sets them (host-behaviour.md,
+/// "Invocation"), and whether it does depends on the release and on where it
+/// runs ("The host of September 2026", "Invocation"). A refusal that names
+/// one is judged by the case that leaves it out, never "not verified here".
+fn is_host_variable(name: &str) -> bool {
+    name.starts_with("ENTIRE_")
 }
 
 /// How [`not_verified`] begins, before the variable.
@@ -112,6 +123,12 @@ mod tests {
         ] {
             assert_eq!(unset(stderr).as_deref(), Some("FOO_HOME"), "{stderr}");
         }
+    }
+
+    #[test]
+    fn the_hosts_own_variables_are_never_the_agents() {
+        assert_eq!(unset("ENTIRE_CLI_VERSION is not set"), None);
+        assert_eq!(unset("ENTIRE_REPO_ROOT must be set"), None);
     }
 
     #[test]

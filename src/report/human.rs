@@ -4,8 +4,8 @@
 //! that reruns the invocation), the notes one line each, and a summary per
 //! capability. Quiet, it is the findings, the notes and the verdict line.
 //!
-//! Over 500 lines: the one renderer with layout choices (grouping, verbosity,
-//! colour, diffs); its parts render one report and share its state.
+//! How one text is cut to fit (stderr excerpts, expected/got, diffs, one
+//! line) is [`super::text`]; this module lays out the report.
 
 use std::fmt::Write as _;
 
@@ -14,6 +14,9 @@ use owo_colors::OwoColorize;
 use crate::host::Severity;
 use crate::outcome::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
+
+pub use super::text::{expected_got, stderr_lines};
+use super::text::clip;
 
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -432,18 +435,6 @@ impl Human {
 /// Invocations detailed per case; the rest are counted.
 const MAX_STEPS: usize = 3;
 
-/// Lines of stderr shown per invocation.
-const MAX_STDERR_LINES: usize = 3;
-
-/// Lines of a diff shown per finding.
-const MAX_DIFF_LINES: usize = 20;
-
-/// Characters of one side of a single-line value shown.
-const MAX_VALUE_CHARS: usize = 120;
-
-/// Combined length up to which expected and got share one line.
-const ONE_LINE: usize = 72;
-
 /// The outcome a finding of this severity gives a case.
 fn outcome_of(severity: Severity) -> CaseOutcome {
     match severity {
@@ -512,145 +503,6 @@ fn step_label(step: &StepReport) -> String {
     } else {
         format!("{} ({first} …)", step.name)
     }
-}
-
-/// At most three lines of stderr (blank lines and terminal escapes
-/// dropped), the last saying how many more there are.
-pub fn stderr_lines(excerpt: &str, total_bytes: usize) -> Vec<String> {
-    let lines: Vec<String> = excerpt
-        .lines()
-        .map(plain)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let mut shown: Vec<String> = lines
-        .iter()
-        .take(MAX_STDERR_LINES)
-        .map(|l| clip(l))
-        .collect();
-    let more = lines.len().saturating_sub(MAX_STDERR_LINES);
-    let cut = excerpt.len() < total_bytes;
-    if let Some(last) = shown.last_mut()
-        && (more > 0 || cut)
-    {
-        let more = if cut {
-            format!("{more}+")
-        } else {
-            more.to_string()
-        };
-        let _ = write!(last, "  … {more} more lines");
-    }
-    shown
-}
-
-/// Expected and got, as the lines of a finding block (see
-/// [`Human::expected_got`](Human)).
-pub fn expected_got(expected: Option<&str>, actual: Option<&str>) -> Vec<String> {
-    match (expected, actual) {
-        (None, None) => Vec::new(),
-        (Some(e), None) => vec![format!("expected: {}", one_line(e))],
-        (None, Some(a)) => vec![format!("got: {}", one_line(a))],
-        (Some(e), Some(a)) if e.trim_end().contains('\n') && a.trim_end().contains('\n') => {
-            diff(e, a)
-        }
-        (Some(e), Some(a)) => {
-            let (e, a) = if one_line(e) == one_line(a) {
-                (escaped(e), escaped(a))
-            } else {
-                (one_line(e), one_line(a))
-            };
-            let (e, a) = around_difference(&e, &a);
-            if e.chars().count() + a.chars().count() <= ONE_LINE {
-                vec![format!("expected: {e} / got: {a}")]
-            } else {
-                vec![format!("expected: {e}"), format!("got:      {a}")]
-            }
-        }
-    }
-}
-
-/// A unified diff of two multi-line texts, cut at 20 lines.
-fn diff(expected: &str, actual: &str) -> Vec<String> {
-    let unified = similar::TextDiff::from_lines(expected, actual)
-        .unified_diff()
-        .context_radius(2)
-        .header("expected", "got")
-        .to_string();
-    let mut lines: Vec<String> = unified.lines().map(|l| clip(&plain(l))).collect();
-    if lines.len() > MAX_DIFF_LINES {
-        let more = lines.len() - MAX_DIFF_LINES;
-        lines.truncate(MAX_DIFF_LINES);
-        lines.push(format!("… {more} more lines"));
-    }
-    lines
-}
-
-/// A value on one line: its first line, saying how many more there are.
-fn one_line(text: &str) -> String {
-    let mut lines = text.trim_end_matches('\n').lines();
-    let first = plain(lines.next().unwrap_or_default());
-    match lines.count() {
-        0 => first,
-        more => format!("{first} … ({more} more lines)"),
-    }
-}
-
-/// A value whose difference is in whitespace or control characters,
-/// quoted with escapes so that the difference shows.
-fn escaped(text: &str) -> String {
-    format!("\"{}\"", text.escape_debug())
-}
-
-/// Two single-line values cut to the window around their first difference,
-/// so that a long JSON document shows where it went wrong.
-fn around_difference(expected: &str, actual: &str) -> (String, String) {
-    let e: Vec<char> = expected.chars().collect();
-    let a: Vec<char> = actual.chars().collect();
-    if e.len() <= MAX_VALUE_CHARS && a.len() <= MAX_VALUE_CHARS {
-        return (expected.to_string(), actual.to_string());
-    }
-    let first = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
-    let start = first.saturating_sub(MAX_VALUE_CHARS / 3);
-    let window = |chars: &[char]| {
-        let end = (start + MAX_VALUE_CHARS).min(chars.len());
-        let text: String = chars[start.min(end)..end].iter().collect();
-        let before = if start > 0 { "…" } else { "" };
-        let after = if end < chars.len() { "…" } else { "" };
-        format!("{before}{text}{after}")
-    };
-    (window(&e), window(&a))
-}
-
-/// A line cut to a readable length.
-fn clip(line: &str) -> String {
-    match line.char_indices().nth(2 * MAX_VALUE_CHARS) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line.to_string(),
-    }
-}
-
-/// Text without terminal escapes or control characters (tabs stay), so that
-/// a plugin's output cannot repaint the report.
-fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => {
-                if chars.peek() == Some(&'[') {
-                    chars.next();
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-            }
-            '\t' => out.push(c),
-            c if c.is_control() => out.push('?'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

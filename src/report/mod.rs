@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod matrix;
 pub mod progress;
+mod text;
 pub mod together;
 
 use std::fmt::Write as _;

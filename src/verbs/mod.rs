@@ -16,6 +16,7 @@ mod clean;
 pub mod discover;
 pub mod init;
 mod init_env;
+mod init_text;
 mod many;
 pub mod record;
 mod run;

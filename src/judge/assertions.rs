@@ -1,0 +1,286 @@
+//! The JSON assertions of a step's `expect.json`: one pointer (with `*`
+//! wildcards), one check each (`equals`, `type`, `inside`, `schema`,
+//! `own_session_dir`, `host_lines`, ...), each finding capped by the
+//! assertion's severity. Split from `checks.rs`, which measures the whole
+//! outcome (exit, streams, decoding) and calls [`check_assert`] per
+//! assertion.
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::suite::case::{JsonAssert, Severity};
+use crate::suite::template::{Template, expand_json};
+
+use super::checks::{StepContext, compare_bytes};
+use crate::outcome::finding::Finding;
+
+/// The findings of one assertion on the decoded answer `doc`.
+pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -> Vec<Finding> {
+    if let Some(cond) = &a.when
+        && doc.pointer(&cond.pointer) != Some(&cond.equals)
+    {
+        return Vec::new();
+    }
+    let severity = a.severity.unwrap_or(ctx.severity);
+    if a.own_session_dir == Some(true) {
+        return session_dir_claims(ctx, a, doc, severity);
+    }
+    if let Some(file) = &a.host_lines {
+        return super::positions::host_lines(ctx.bindings, file, &a.pointer, severity, doc);
+    }
+    select(doc, &a.pointer)
+        .into_iter()
+        .filter_map(|(pointer, value)| {
+            check_value(ctx, a, value)
+                .err()
+                .map(|(message, expected, actual)| {
+                    let because = a
+                        .because
+                        .as_ref()
+                        .map(|b| format!(" ({b})"))
+                        .unwrap_or_default();
+                    Finding {
+                        severity,
+                        hard: false,
+                        message: format!("at {pointer}: {message}{because}"),
+                        expected,
+                        actual,
+                    }
+                })
+        })
+        .collect()
+}
+
+/// `own_session_dir: true`: what the host's owner lookup makes of the
+/// directory (`host::ownership::judge`), each finding with the host's
+/// weight capped at `severity`.
+fn session_dir_claims(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    doc: &Value,
+    severity: Severity,
+) -> Vec<Finding> {
+    let (repo, home) = (
+        std::path::Path::new(&ctx.bindings.repo),
+        std::path::Path::new(&ctx.bindings.home),
+    );
+    let places = crate::host::ownership::Places {
+        agent: ctx.agent,
+        repo,
+        home,
+    };
+    select(doc, &a.pointer)
+        .into_iter()
+        .filter_map(|(pointer, value)| Some((pointer, value?.as_str()?)))
+        .flat_map(|(pointer, dir)| {
+            crate::host::ownership::judge(std::path::Path::new(dir), &places)
+                .into_iter()
+                .map(move |claim| Finding {
+                    severity: claim.severity.min(severity),
+                    hard: false,
+                    message: format!("at {pointer}: {}", claim.message),
+                    expected: None,
+                    actual: None,
+                })
+        })
+        .collect()
+}
+
+type Mismatch = (String, Option<String>, Option<String>);
+
+fn check_value(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    value: Option<&Value>,
+) -> Result<(), Mismatch> {
+    let simple = |m: String| (m, None, None);
+    let Some(value) = value else {
+        return Err(simple("the value is missing".to_string()));
+    };
+    let expand = |t: &str| {
+        Template::parse(t)
+            .and_then(|t| t.expand(ctx.bindings))
+            .map_err(|e| simple(format!("cannot evaluate the case: {e}")))
+    };
+    if let Some(want) = &a.equals {
+        let want = expand_json(want, ctx.bindings).map_err(simple)?;
+        if &want != value {
+            return Err((
+                "not the expected value".into(),
+                Some(pretty(&want)),
+                Some(pretty(value)),
+            ));
+        }
+    }
+    if let Some(unwanted) = &a.not_equals {
+        let unwanted = expand_json(unwanted, ctx.bindings).map_err(simple)?;
+        if &unwanted == value {
+            return Err(simple(format!("must not be {unwanted}")));
+        }
+    }
+    if a.not_empty == Some(true) && is_empty(value) {
+        return Err(simple(format!("must not be empty, got {value}")));
+    }
+    if a.empty == Some(true) && !is_empty(value) {
+        return Err(simple(format!("must be empty, got {value}")));
+    }
+    if let Some(min) = a.min {
+        match value.as_i64() {
+            Some(n) if n >= min => {}
+            _ => {
+                return Err(simple(format!(
+                    "must be a number of at least {min}, got {value}"
+                )));
+            }
+        }
+    }
+    if let Some(needle) = &a.contains {
+        let needle = expand(needle)?;
+        match value.as_str() {
+            Some(s) if s.contains(&needle) => {}
+            _ => return Err(simple(format!("{value} does not contain {needle:?}"))),
+        }
+    }
+    if let Some(t) = &a.json_type
+        && type_name(value) != t
+    {
+        return Err(simple(format!(
+            "must be of type {t}, got {}: {value}",
+            type_name(value)
+        )));
+    }
+    if let Some(dir) = &a.inside {
+        let dir = crate::suite::case::normalize(&expand(dir)?);
+        let inside = value
+            .as_str()
+            .map(crate::suite::case::normalize)
+            .is_some_and(|p| p.starts_with(&format!("{dir}/")));
+        if !inside {
+            return Err(simple(format!("{value} escapes the directory {dir}")));
+        }
+    }
+    if a.absolute_path == Some(true) {
+        match value.as_str() {
+            Some(s) if std::path::Path::new(s).is_absolute() => {}
+            _ => return Err(simple(format!("{value} is not an absolute path"))),
+        }
+    }
+    if let Some(max) = &a.base64_max_len {
+        let max: usize = expand(max)?
+            .parse()
+            .map_err(|_| simple(format!("base64_max_len {max:?} is not a number")))?;
+        let bytes = decode_b64(value).map_err(simple)?;
+        if bytes.len() > max {
+            return Err(simple(format!(
+                "decodes to {} bytes, more than the maximum of {max}",
+                bytes.len()
+            )));
+        }
+    }
+    if a.file_exists == Some(true) {
+        match value.as_str() {
+            Some(path) if std::path::Path::new(path).is_file() => {}
+            _ => return Err(simple(format!("{value} is not an existing file"))),
+        }
+    }
+    if let Some(name) = &a.schema {
+        let violations = ctx.schemas.violations(name, value);
+        if let Some(first) = violations.first() {
+            return Err((
+                format!("does not match schema {name}: {first}"),
+                Some(format!("schemas/{name}.json")),
+                Some(format!("{}\n\n{}", violations.join("\n"), pretty(value))),
+            ));
+        }
+    }
+    if let Some(source) = &a.base64_equals {
+        let want =
+            (ctx.resolve)(source).map_err(|e| simple(format!("cannot evaluate the case: {e}")))?;
+        let got = decode_b64(value).map_err(simple)?;
+        if let Some(f) = compare_bytes("the decoded bytes", &want, &got) {
+            return Err((f.message, f.expected, f.actual));
+        }
+    }
+    Ok(())
+}
+
+fn decode_b64(value: &Value) -> Result<Vec<u8>, String> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| format!("{value} is not a base64 string"))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("is not standard padded base64: {e}"))
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Resolves a pointer with `*` segments into concrete pointers and values.
+pub fn select<'v>(doc: &'v Value, pointer: &str) -> Vec<(String, Option<&'v Value>)> {
+    if !pointer.split('/').any(|seg| seg == "*") {
+        return vec![(display_pointer(pointer), doc.pointer(pointer))];
+    }
+    let mut current = vec![(String::new(), Some(doc))];
+    for seg in pointer.split('/').skip(1) {
+        current = current
+            .into_iter()
+            .flat_map(|(path, value)| step_into(path, value, seg))
+            .collect();
+    }
+    current
+        .into_iter()
+        .map(|(p, v)| (display_pointer(&p), v))
+        .collect()
+}
+
+fn step_into<'v>(
+    path: String,
+    value: Option<&'v Value>,
+    seg: &str,
+) -> Vec<(String, Option<&'v Value>)> {
+    match (seg, value) {
+        ("*", Some(Value::Array(items))) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("{path}/{i}"), Some(v)))
+            .collect(),
+        ("*", _) => Vec::new(),
+        (seg, value) => {
+            let next = value.and_then(|v| v.pointer(&format!("/{seg}")));
+            vec![(format!("{path}/{seg}"), next)]
+        }
+    }
+}
+
+fn display_pointer(p: &str) -> String {
+    if p.is_empty() {
+        "/".to_string()
+    } else {
+        p.to_string()
+    }
+}
+
+/// Pretty JSON for reports.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
