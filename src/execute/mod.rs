@@ -217,7 +217,8 @@ impl Run<'_> {
         tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
         let plan = tasks.iter().map(|&(i, _)| {
             let case = cases[i];
-            self.declared(case).then(|| sandbox_prefix(&case.id))
+            self.declared(case)
+                .then(|| (sandbox_prefix(&case.id), case.work_tree))
         });
         self.depot.plan(plan.collect());
         let next = AtomicUsize::new(0);
@@ -425,7 +426,10 @@ impl Run<'_> {
         if let Some(reason) = self.breaker.stopped() {
             return stopped(CaseOutcome::NotRun(reason));
         }
-        let mut sandbox = match self.depot.take(task, &sandbox_prefix(&case.id)) {
+        let taken = self
+            .depot
+            .take(task, &sandbox_prefix(&case.id), case.work_tree);
+        let mut sandbox = match taken {
             Ok(sandbox) => sandbox,
             Err(reason) => return stopped(CaseOutcome::NotRun(reason)),
         };
@@ -676,8 +680,8 @@ fn worst(reports: &[StepReport]) -> CaseOutcome {
 fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {
     let base = options.sandbox_base.clone();
     let confine = options.confine;
-    Box::new(move |prefix: &str| {
-        let mut sandbox = Sandbox::create(prefix, &base)
+    Box::new(move |prefix: &str, work_tree| {
+        let mut sandbox = Sandbox::create_in(prefix, &base, work_tree)
             .map_err(|err| format!("could not create a sandbox: {err}"))?;
         if confine {
             sandbox.confine().map_err(|err| {

@@ -9,3 +9,4 @@ pub mod machine;
 pub mod runner;
 pub mod runs;
 pub mod sandbox;
+pub mod worktree;

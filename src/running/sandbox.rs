@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::host::invocation::WorkTree;
 use crate::running::confine::Confinement;
 use crate::running::interrupt;
 
@@ -43,12 +44,20 @@ pub struct Sandbox {
     /// What the sandbox's file system used when it was last measured (see
     /// [`crate::running::machine::Guard`]).
     measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The kind of git work tree the repository is.
+    work_tree: WorkTree,
 }
 
 impl Sandbox {
     /// Creates the directory tree under `base` and makes the repository root
-    /// a git work tree.
+    /// a git work tree of its own.
     pub fn create(prefix: &str, base: &Path) -> io::Result<Sandbox> {
+        Sandbox::create_in(prefix, base, WorkTree::Plain)
+    }
+
+    /// Creates the directory tree under `base` and makes the repository root
+    /// a git work tree of the kind `work_tree` (see [`crate::running::worktree`]).
+    pub fn create_in(prefix: &str, base: &Path, work_tree: WorkTree) -> io::Result<Sandbox> {
         let entry =
             interrupt::Entry::enter().ok_or_else(|| io::Error::other("the run was interrupted"))?;
         let dir = tempfile::Builder::new()
@@ -60,6 +69,7 @@ impl Sandbox {
             root,
             confinement: None,
             measured: Default::default(),
+            work_tree,
         };
         interrupt::track_sandbox(&sandbox.root, &entry);
         for sub in [
@@ -74,7 +84,7 @@ impl Sandbox {
         for (_, path) in sandbox.home_dirs() {
             fs::create_dir_all(path)?;
         }
-        git_init(&sandbox.repo())?;
+        crate::running::worktree::make(&sandbox.root.join(NEST), work_tree, git_skeleton()?)?;
         // Made off the workers' path (see the depot module): the first call in
         // the sandbox need not walk it.
         let used = crate::running::machine::baseline(&sandbox.root);
@@ -141,7 +151,8 @@ impl Sandbox {
     pub fn strays(&self) -> Vec<PathBuf> {
         let known_root = [NEST, "home", "tmp", "work", "stdin"];
         let mut strays = unknown_entries(&self.root, &known_root);
-        strays.extend(unknown_entries(&self.root.join(NEST), &["repo"]));
+        let known_nest = crate::running::worktree::around_repo(self.work_tree);
+        strays.extend(unknown_entries(&self.root.join(NEST), known_nest));
         strays
     }
 
@@ -280,7 +291,7 @@ pub fn env_remove() -> Vec<String> {
 
 /// The `.git` tree every sandbox gets, built once per process: (path
 /// relative to the repository, contents; `None` for a directory).
-type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
+pub(crate) type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
 
 /// The smallest `.git` that git accepts as a repository: `HEAD`, `config`,
 /// `objects/` and `refs/`. Four entries instead of the nine of
@@ -322,13 +333,8 @@ pub fn warm_up() {
     let _ = git_skeleton();
 }
 
-/// Makes `repo` a real git work tree: a copy of the skeleton, which costs a
-/// few file writes instead of a process per case.
-fn git_init(repo: &Path) -> io::Result<()> {
-    write_skeleton(repo, git_skeleton()?)
-}
-
-fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
+/// Writes the skeleton's `.git` under `repo` (a plain work tree there).
+pub(crate) fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
     for (rel, content) in skeleton {
         let path = repo.join(rel);
         match content {
