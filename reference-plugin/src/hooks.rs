@@ -124,6 +124,10 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     if existing.as_ref() != Some(&settings) {
         save(&path, &settings)?;
     }
+    if ctx.fault(Fault::InstallGitDirNaive) {
+        let marker = ctx.repo_root()?.join(".git").join("entire-reference-hooks");
+        fs::write(&marker, b"installed\n").context(|| format!("writing {}", marker.display()))?;
+    }
 
     let installed = if ctx.fault(Fault::InstallReportsZero) {
         0
