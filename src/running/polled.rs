@@ -10,21 +10,20 @@
 //! and waits itself; only a large stdin still gets a thread of its own (see
 //! the runner's `feed_stdin`).
 //!
-//! The order is the runner's (see [`crate::running::runner`]): the plugin
+//! The order is the runner's (see the runner module): the plugin
 //! exits, its process group is killed, whatever left the group is reaped
 //! (it may hold the pipes), then the pipes are read to their end, for at
-//! most [`PIPE_GRACE`]; a pipe still open then counts as held open, and
-//! what it gave is dropped, as with the threads.
+//! most the runner's grace period; a pipe still open then counts as held
+//! open, and the runner drops what it gave, as with the threads.
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::process::Child;
+use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
-use crate::running::machine::Lingering;
-use crate::running::runner::{
-    Captured, Ended, PIPE_GRACE, Reading, Sink, Termination, exited, kill_group,
-};
+/// How long the pipes may stay open once the plugin has exited (the
+/// runner's grace period).
+pub(super) type Grace = Duration;
 
 /// A pidfd of the child (Linux 5.3+), `None` where the kernel has none.
 pub(super) fn pidfd(child: &Child) -> Option<OwnedFd> {
@@ -36,21 +35,22 @@ pub(super) fn pidfd(child: &Child) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// Takes a block read from a pipe; `false` once past its limit (the pipe
+/// is then no longer read).
+pub(super) type Feed<'a> = &'a mut dyn FnMut(&[u8]) -> bool;
+
 /// One output pipe being read.
-struct Pipe<R> {
+struct Pipe<'a, R> {
     pipe: Option<R>,
-    reading: Reading,
+    feed: Feed<'a>,
 }
 
-impl<R: Read + AsRawFd> Pipe<R> {
-    fn new(pipe: Option<R>, sink: Sink) -> Pipe<R> {
+impl<'a, R: Read + AsRawFd> Pipe<'a, R> {
+    fn new(pipe: Option<R>, feed: Feed<'a>) -> Pipe<'a, R> {
         if let Some(p) = &pipe {
             nonblocking(p.as_raw_fd());
         }
-        Pipe {
-            pipe,
-            reading: Reading::new(sink),
-        }
+        Pipe { pipe, feed }
     }
 
     fn fd(&self) -> Option<RawFd> {
@@ -66,7 +66,7 @@ impl<R: Read + AsRawFd> Pipe<R> {
         loop {
             match pipe.read(buf) {
                 Ok(0) => break,
-                Ok(n) if self.reading.feed(&buf[..n]) => {}
+                Ok(n) if (self.feed)(&buf[..n]) => {}
                 Ok(_) => {
                     self.pipe = None;
                     return true;
@@ -78,14 +78,6 @@ impl<R: Read + AsRawFd> Pipe<R> {
         }
         self.pipe = None;
         false
-    }
-
-    /// What was read; nothing when the pipe is still open (held open).
-    fn finish(self) -> (Captured, bool) {
-        match self.pipe {
-            Some(_) => (Captured::default(), true),
-            None => (self.reading.finish(), false),
-        }
     }
 }
 
@@ -120,61 +112,65 @@ fn poll(fds: &[Option<RawFd>], wait: Duration) -> Vec<bool> {
     polled.iter().map(|p| p.revents != 0).collect()
 }
 
-/// The plugin's end, as the threaded waiter gives it: its exit, or the
-/// deadline, or stdout past its limit (the process group is then killed).
-struct Exit {
-    termination: Option<Termination>,
-    signal: Option<i32>,
+/// How the call ended, as seen here.
+pub(super) struct Polled {
+    /// The plugin's exit status, when it was reaped.
+    pub(super) status: Option<io::Result<ExitStatus>>,
+    /// stdout went past its limit: the process group was killed.
+    pub(super) flooded: bool,
+    /// The deadline passed: the process group was killed.
+    pub(super) timed_out: bool,
+    /// stdout, stderr: still open when the grace period ended.
+    pub(super) held_open: [bool; 2],
 }
 
-/// Waits for the call to end and reads its output (see the module).
+/// Waits for the call to end and reads its output into `feeds` (stdout,
+/// stderr; see the module): `kill` kills the plugin's process group, and
+/// `exited` runs once it has ended, before the pipes are read to their end.
 pub(super) fn end(
-    mut child: Child,
+    child: &mut Child,
     pidfd: OwnedFd,
-    timeout: Duration,
-    [out, err]: [Sink; 2],
-    reap: impl FnOnce() -> Vec<Lingering>,
-) -> Ended {
-    let pid = child.id();
+    (timeout, grace): (Duration, Grace),
+    [out, err]: [Feed<'_>; 2],
+    kill: &dyn Fn(),
+    exited: &mut dyn FnMut(),
+) -> Polled {
     let mut stdout = Pipe::new(child.stdout.take(), out);
     let mut stderr = Pipe::new(child.stderr.take(), err);
     let mut buf = vec![0u8; 64 * 1024];
     let deadline = Instant::now() + timeout;
-    let mut exit = Exit {
-        termination: None,
-        signal: None,
+    let mut end = Polled {
+        status: None,
+        flooded: false,
+        timed_out: false,
+        held_open: [false; 2],
     };
-    while exit.termination.is_none() {
+    loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let fds = [stdout.fd(), stderr.fd(), Some(pidfd.as_raw_fd())];
         let ready = poll(&fds, left);
-        let flooded = ready[0] && stdout.drain(&mut buf);
+        end.flooded = ready[0] && stdout.drain(&mut buf);
         if ready[1] {
             stderr.drain(&mut buf);
         }
-        if flooded {
-            kill_group(pid);
-            let code = wait_killed(&mut child, &pidfd).and_then(|s| s.code());
-            exit.termination = Some(Termination::Exited(code));
-        } else if ready[2] {
-            exit.termination = Some(match child.wait() {
-                Ok(status) => exited(&mut exit.signal, status),
-                Err(err) => {
-                    Termination::SpawnFailed(format!("waiting for the plugin failed: {err}"))
-                }
-            });
-        } else if left.is_zero() {
-            kill_group(pid);
-            let _ = wait_killed(&mut child, &pidfd);
-            exit.termination = Some(Termination::TimedOut);
+        if end.flooded || (left.is_zero() && !ready[2]) {
+            end.timed_out = !end.flooded;
+            kill();
+            poll(&[Some(pidfd.as_raw_fd())], grace);
+            end.status = child.try_wait().transpose();
+            break;
+        }
+        if ready[2] {
+            end.status = Some(child.wait());
+            break;
         }
     }
-    kill_group(pid);
-    let lingering = reap();
-    let grace = Instant::now() + PIPE_GRACE;
+    kill();
+    exited();
+    let until = Instant::now() + grace;
     loop {
         let fds = [stdout.fd(), stderr.fd()];
-        let left = grace.saturating_duration_since(Instant::now());
+        let left = until.saturating_duration_since(Instant::now());
         if fds.iter().all(Option::is_none) || left.is_zero() {
             break;
         }
@@ -186,20 +182,6 @@ pub(super) fn end(
             stderr.drain(&mut buf);
         }
     }
-    let (stdout, out_held) = stdout.finish();
-    let (stderr, err_held) = stderr.finish();
-    Ended {
-        termination: exit.termination.unwrap_or(Termination::TimedOut),
-        signal: exit.signal,
-        lingering,
-        stdout,
-        stderr,
-        held_open: out_held || err_held,
-    }
-}
-
-/// Reaps a child just killed, waiting at most [`PIPE_GRACE`] for it to go.
-fn wait_killed(child: &mut Child, pidfd: &OwnedFd) -> Option<std::process::ExitStatus> {
-    poll(&[Some(pidfd.as_raw_fd())], PIPE_GRACE);
-    child.try_wait().ok().flatten()
+    end.held_open = [stdout.pipe.is_some(), stderr.pipe.is_some()];
+    end
 }

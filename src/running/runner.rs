@@ -340,7 +340,7 @@ fn end(
 ) -> Ended {
     #[cfg(target_os = "linux")]
     let (mut child, out, err, reap) = match crate::running::polled::pidfd(&child) {
-        Some(pidfd) => return crate::running::polled::end(child, pidfd, timeout, [out, err], reap),
+        Some(pidfd) => return polled(child, pidfd, timeout, [out, err], reap),
         None => (child, out, err, reap),
     };
     #[cfg(not(target_os = "linux"))]
@@ -359,6 +359,54 @@ fn end(
         stdout,
         stderr,
         held_open: out_held || err_held,
+    }
+}
+
+/// [`end`] with one `poll(2)` in this thread (see [`crate::running::polled`]).
+#[cfg(target_os = "linux")]
+fn polled(
+    mut child: Child,
+    pidfd: std::os::fd::OwnedFd,
+    timeout: Duration,
+    [out, err]: [Sink; 2],
+    reap: impl FnOnce() -> Vec<Lingering>,
+) -> Ended {
+    let pid = child.id();
+    let (mut out, mut err) = (Reading::new(out), Reading::new(err));
+    let mut reap = Some(reap);
+    let mut lingering = Vec::new();
+    let end = crate::running::polled::end(
+        &mut child,
+        pidfd,
+        (timeout, PIPE_GRACE),
+        [&mut |b| out.feed(b), &mut |b| err.feed(b)],
+        &|| kill_group(pid),
+        &mut || lingering = reap.take().map_or_else(Vec::new, |r| r()),
+    );
+    let mut signal = None;
+    let termination = match end.status {
+        _ if end.timed_out => Termination::TimedOut,
+        status if end.flooded => {
+            Termination::Exited(status.and_then(Result::ok).and_then(exit_code))
+        }
+        Some(Ok(status)) => exited(&mut signal, status),
+        Some(Err(err)) => Termination::SpawnFailed(format!("waiting for the plugin failed: {err}")),
+        None => Termination::SpawnFailed("lost track of the plugin process".to_string()),
+    };
+    let take = |reading: Reading, held: bool| {
+        if held {
+            Captured::default()
+        } else {
+            reading.finish()
+        }
+    };
+    Ended {
+        termination,
+        signal,
+        lingering,
+        stdout: take(out, end.held_open[0]),
+        stderr: take(err, end.held_open[1]),
+        held_open: end.held_open.contains(&true),
     }
 }
 

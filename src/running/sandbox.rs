@@ -289,9 +289,7 @@ pub fn env_remove() -> Vec<String> {
         .collect()
 }
 
-/// The `.git` tree every sandbox gets, built once per process: (path
-/// relative to the repository, contents; `None` for a directory).
-pub(crate) type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
+use crate::running::worktree::{GitSkeleton, write_skeleton};
 
 /// The smallest `.git` that git accepts as a repository: `HEAD`, `config`,
 /// `objects/` and `refs/`. Four entries instead of the nine of
@@ -331,18 +329,6 @@ fn git_skeleton() -> io::Result<&'static GitSkeleton> {
 /// the skeleton.
 pub fn warm_up() {
     let _ = git_skeleton();
-}
-
-/// Writes the skeleton's `.git` under `repo` (a plain work tree there).
-pub(crate) fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
-    for (rel, content) in skeleton {
-        let path = repo.join(rel);
-        match content {
-            None => fs::create_dir_all(&path)?,
-            Some(bytes) => fs::write(&path, bytes)?,
-        }
-    }
-    Ok(())
 }
 
 /// The minimal skeleton when this machine's git accepts it (`git status` in
@@ -439,5 +425,20 @@ mod tests {
         )
         .unwrap()
         .unwrap();
+    }
+
+    #[test]
+    fn a_linked_worktree_or_a_submodule_leaves_no_strays() {
+        for kind in [WorkTree::Linked, WorkTree::Submodule] {
+            let base = tempfile::tempdir().unwrap();
+            let sandbox = Sandbox::create_in("wt-test", base.path(), kind).unwrap();
+            assert!(sandbox.repo().join(".git").is_file(), "{kind:?}");
+            git(&["status"], &sandbox.repo()).unwrap().unwrap();
+            assert!(
+                sandbox.strays().is_empty(),
+                "{kind:?}: {:?}",
+                sandbox.strays()
+            );
+        }
     }
 }

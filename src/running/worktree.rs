@@ -23,7 +23,22 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::host::invocation::WorkTree;
-use crate::running::sandbox::{GitSkeleton, write_skeleton};
+
+/// The `.git` tree of a plain repository, built once per process: (path
+/// relative to the repository, contents; `None` for a directory).
+pub type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
+
+/// Writes the skeleton's `.git` under `repo` (a plain work tree there).
+pub fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
+    for (rel, content) in skeleton {
+        let path = repo.join(rel);
+        match content {
+            None => fs::create_dir_all(&path)?,
+            Some(bytes) => fs::write(&path, bytes)?,
+        }
+    }
+    Ok(())
+}
 
 /// The repository's directory name inside `nest/`, and the worktree's and
 /// submodule's name.
@@ -124,8 +139,6 @@ fn append(path: &PathBuf, text: &str) -> io::Result<()> {
 mod tests {
     use std::process::Command;
 
-    use crate::running::sandbox::Sandbox;
-
     use super::*;
 
     /// git's answer in `dir` (trimmed stdout); panics with its stderr.
@@ -155,16 +168,30 @@ mod tests {
         git(dir, &[&who[..], &["commit", "-qm", "x"]].concat());
     }
 
-    fn sandbox(kind: WorkTree) -> (tempfile::TempDir, Sandbox) {
+    /// `<tmp>/nest/repo` made a work tree of the kind `kind`, from the
+    /// minimal skeleton; the temporary directory and the repository.
+    fn sandbox(kind: WorkTree) -> (tempfile::TempDir, PathBuf) {
         let base = tempfile::tempdir().unwrap();
-        let sandbox = Sandbox::create_in("wt-test", base.path(), kind).unwrap();
-        (base, sandbox)
+        let nest = base.path().canonicalize().unwrap().join("nest");
+        fs::create_dir_all(nest.join(REPO)).unwrap();
+        let file = |p: &str, c: &str| (PathBuf::from(p), Some(c.as_bytes().to_vec()));
+        let skeleton = vec![
+            (PathBuf::from(".git"), None),
+            file(".git/HEAD", "ref: refs/heads/main\n"),
+            file(
+                ".git/config",
+                "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+            ),
+            (PathBuf::from(".git/objects"), None),
+            (PathBuf::from(".git/refs"), None),
+        ];
+        make(&nest, kind, &skeleton).unwrap();
+        (base, nest.join(REPO))
     }
 
     #[test]
     fn a_linked_worktree_is_one_for_git() {
-        let (_base, sandbox) = sandbox(WorkTree::Linked);
-        let repo = sandbox.repo();
+        let (_base, repo) = sandbox(WorkTree::Linked);
         let nest = repo.parent().unwrap();
         assert!(repo.join(".git").is_file(), ".git is a file");
         git(&repo, &["status"]);
@@ -193,13 +220,11 @@ mod tests {
             git(nest, &["worktree", "prune", "--dry-run", "-v"]).is_empty(),
             "nothing to prune"
         );
-        assert!(sandbox.strays().is_empty(), "{:?}", sandbox.strays());
     }
 
     #[test]
     fn a_submodule_is_one_for_git() {
-        let (_base, sandbox) = sandbox(WorkTree::Submodule);
-        let repo = sandbox.repo();
+        let (_base, repo) = sandbox(WorkTree::Submodule);
         let nest = repo.parent().unwrap();
         assert!(repo.join(".git").is_file(), ".git is a file");
         git(&repo, &["status"]);
@@ -226,13 +251,11 @@ mod tests {
             "repo"
         );
         commit(&repo);
-        assert!(sandbox.strays().is_empty(), "{:?}", sandbox.strays());
     }
 
     #[test]
     fn a_plain_repository_keeps_its_git_dir() {
-        let (_base, sandbox) = sandbox(WorkTree::Plain);
-        let repo = sandbox.repo();
+        let (_base, repo) = sandbox(WorkTree::Plain);
         assert!(repo.join(".git").is_dir());
         assert_eq!(
             git(
