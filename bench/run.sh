@@ -4,8 +4,13 @@
 #   independent Python plugin tests/plugins/entire-agent-pyconform, and
 #   bench/entire-agent-trivial (a shell script that answers at once: the
 #   floor). For each: invocations, sum of invocation times, wall, the ratio
-#   wall / (sum / jobs), and the harness's overhead per invocation
-#   ((wall x jobs - sum) / invocations: sandboxes, checks, scheduling);
+#   wall / (sum / jobs), the harness's overhead per invocation
+#   ((wall x jobs - sum) / invocations: sandboxes, checks, scheduling), and
+#   the speed figure: wall / (invocations x the median invocation / jobs),
+#   the wall against the plugin's own time spread over the jobs (the goal:
+#   at most 1.5 on the reference);
+# - when the build takes several plugins (`agent-conform <PLUGIN>...`): one
+#   run over them against the runs one by one;
 # - one invocation measured bare and through the harness (its own share),
 #   and what confining the plugin's writes (Landlock) adds;
 # - start-up, and the large-transcript round trips with peak memory.
@@ -29,8 +34,11 @@ def report(plugin, *args):
     out = subprocess.run([ac, "--format", "json", *args, plugin], capture_output=True, check=False)
     return json.loads(out.stdout)
 
+def calls(d):
+    return [s["duration_ms"] for c in d["cases"] for s in c["steps"] if s["termination"] not in ("action", "not-run")]
+
 def invocations(d):
-    return sum(1 for c in d["cases"] for s in c["steps"] if s["termination"] not in ("action", "not-run"))
+    return len(calls(d))
 
 def suite(plugin):
     rows = []
@@ -38,20 +46,36 @@ def suite(plugin):
         d = report(plugin, "--seed", "1")
         n = invocations(d)
         wall, inv, jobs = d["wall_ms"], d["invocations_ms"], d["jobs"]
-        rows.append((n, inv, wall, wall / (inv / jobs), (wall * jobs - inv) / n, jobs))
+        own = n * statistics.median(calls(d)) / jobs
+        rows.append((n, inv, wall, wall / (inv / jobs), (wall * jobs - inv) / n, jobs, own, wall / own))
     med = lambda i: statistics.median(r[i] for r in rows)
-    return rows[0][0], med(1), med(2), med(3), med(4), rows[0][5]
+    return rows[0][0], med(1), med(2), med(3), med(4), rows[0][5], med(6), med(7)
 
 print(f"machine: {os.cpu_count()} cores; median of {runs} runs; default suite, --seed 1\n")
-print("| plugin | invocations | sum of invocations (ms) | wall (ms) | ratio | harness overhead per invocation (ms) |")
-print("|---|---|---|---|---|---|")
+print("| plugin | invocations | sum of invocations (ms) | wall (ms) | ratio | harness overhead per invocation (ms) | plugin's own: invocations x median / jobs (ms) | speed figure: wall / own |")
+print("|---|---|---|---|---|---|---|---|")
 for name, plugin in [
     ("reference (Rust)", "target/release/entire-agent-reference"),
     ("pyconform (Python)", "tests/plugins/entire-agent-pyconform"),
     ("trivial (sh, the floor)", "bench/entire-agent-trivial"),
 ]:
-    n, inv, wall, ratio, per, jobs = suite(plugin)
-    print(f"| {name} | {n} | {inv:.0f} | {wall:.0f} | {ratio:.2f} | {per:.2f} |")
+    n, inv, wall, ratio, per, jobs, own, figure = suite(plugin)
+    print(f"| {name} | {n} | {inv:.0f} | {wall:.0f} | {ratio:.2f} | {per:.2f} | {own:.0f} | {figure:.2f} |")
+
+# One run over several plugins against the runs one by one, where this
+# build takes several plugins (a usage error, exit 2, where it does not).
+many = ["target/release/entire-agent-reference", "bench/entire-agent-trivial"]
+probe = subprocess.run([ac, "--format", "json", "--seed", "1", *many], capture_output=True, check=False)
+if probe.returncode == 2:
+    print("\nseveral plugins in one run: not supported by this build (skipped)")
+else:
+    def timed(args):
+        t = time.perf_counter()
+        subprocess.run([ac, "--format", "json", "--seed", "1", *args], capture_output=True, check=False)
+        return (time.perf_counter() - t) * 1000
+    together = statistics.median(timed(many) for _ in range(runs))
+    apart = statistics.median(sum(timed([p]) for p in many) for _ in range(runs))
+    print(f"\n{len(many)} plugins in one run: {together:.0f} ms; one by one: {apart:.0f} ms; ratio {together / apart:.2f} (goal: at most 1)")
 
 times = []
 for _ in range(max(runs * 6, 30)):

@@ -469,7 +469,14 @@ fn a_replayed_event_that_differs_from_the_recording_is_judged_by_what_the_host_d
         assert!(recorded.contains(from), "{from} in the recording");
         std::fs::write(&file, recorded.replacen(from, to, 1)).expect("edited");
         let run = run_json(&reference(), &["--cases", &cases], &[]);
-        assert_eq!(run.ids(kind), vec!["session.agent".to_string()], "{from}");
+        // The replay runs in the plain repository, a linked worktree and a
+        // submodule: the recorded session differs in all three.
+        let replays = [
+            "session.agent",
+            "session.agent.linked-worktree",
+            "session.agent.submodule",
+        ];
+        assert_eq!(run.ids(kind), replays.map(String::from).to_vec(), "{from}");
         assert!(
             run.messages("session.agent")
                 .contains("differs from the one recorded")

@@ -193,6 +193,8 @@ fn own_hook_payloads_with_a_turn_start_without_session_ref_pass() {
             // Its stop hook answers null for the generic payload: the host
             // session is unverified until the plugin records its own.
             "session.agent",
+            "session.agent.linked-worktree",
+            "session.agent.submodule",
         ],
         &[],
     );
@@ -253,7 +255,12 @@ fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_th
     let run = run_json(&wild("nowrite"), &[], &[]);
     assert_eq!(
         outcome(&run, "failed"),
-        set(&["core.session.write-then-read", "session.agent"])
+        set(&[
+            "core.session.write-then-read",
+            "session.agent",
+            "session.agent.linked-worktree",
+            "session.agent.submodule"
+        ])
     );
     assert_eq!(
         failed_steps(&run, "core.session.write-then-read"),
@@ -325,6 +332,8 @@ fn a_store_only_the_agent_creates_is_unverified_not_broken() {
         "core.resolve-session-file.distinct-ids",
         "core.session.write-then-read",
         "session.agent",
+        "session.agent.linked-worktree",
+        "session.agent.submodule",
     ];
     passes_with("ownstore", &[], &unverified, &[]);
     // Its own cases plant the store under {{home}} and run for real.
@@ -736,4 +745,50 @@ fn a_plugin_named_like_the_retired_gemini_passes_for_the_newest_hosts_and_warns_
     assert_eq!(outcome(&newest, "failed"), set(&[]));
     assert_eq!(newest.report["hosts"]["releases"], "0.12.x");
     assert_eq!(newest.code, 0);
+}
+
+#[test]
+fn writing_under_the_git_dir_as_git_resolves_it_passes_in_every_work_tree() {
+    // host-behaviour "Linked worktrees and submodules": the plugin follows
+    // `.git` when it is a file (gitdir:, commondir) and passes the hook
+    // lifecycle and the session in a linked worktree and a submodule too.
+    passes_with("gitexclude", &[], &[], &[]);
+    let run = run_json(&wild("gitexclude"), &["--only", "session.*"], &[]);
+    let passed = set(&run
+        .ids("passed")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    for kind in ["linked-worktree", "submodule"] {
+        for case in ["session.enable-remove", "session.agent"] {
+            let id = format!("{case}.{kind}");
+            assert!(passed.contains(&id), "{id} passes: {passed:?}");
+        }
+    }
+}
+
+#[test]
+fn joining_dot_git_naively_fails_install_hooks_in_a_linked_worktree() {
+    // The faulty twin: the reference writes a marker at <root>/.git/... once
+    // its hooks are written; in a plain repository nothing shows, in a
+    // linked worktree or a submodule install-hooks fails "Not a directory"
+    // (and are-hooks-installed would then answer true): `entire enable`
+    // fails there.
+    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "install-git-dir-naive")];
+    let run = run_json(
+        &common::reference(),
+        &["--only", "session.enable-remove*"],
+        &fault,
+    );
+    assert_eq!(
+        run.ids("failed"),
+        vec![
+            "session.enable-remove.linked-worktree".to_string(),
+            "session.enable-remove.submodule".to_string()
+        ]
+    );
+    assert_eq!(
+        failed_steps(&run, "session.enable-remove.linked-worktree"),
+        vec!["entire enable · install-hooks".to_string()]
+    );
 }

@@ -237,6 +237,12 @@ faults! {
     /// `uninstall-hooks` fails without `ENTIRE_CLI_VERSION`, which hosts
     /// before 0.6.0 and the manual uninstall command do not set.
     UninstallNeedsCliVersion = "uninstall-needs-cli-version",
+    /// `install-hooks`, once its settings are written, writes a marker at
+    /// `<repository>/.git/entire-reference-hooks`, as if `.git` were always a
+    /// directory: in a linked worktree or a submodule (`.git` is a file) it
+    /// fails "Not a directory" with the hooks already written, so
+    /// `are-hooks-installed` then answers true.
+    InstallGitDirNaive = "install-git-dir-naive",
     /// `uninstall-hooks` does nothing and exits 0.
     UninstallNoop = "uninstall-noop",
     /// `uninstall-hooks` removes the whole `.reference/` directory, user files included.

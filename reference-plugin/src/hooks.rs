@@ -127,6 +127,10 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::InstallOverwritesGitHook) {
         overwrite_git_hook(ctx, true)?;
     }
+    if ctx.fault(Fault::InstallGitDirNaive) {
+        let marker = ctx.repo_root()?.join(".git").join("entire-reference-hooks");
+        fs::write(&marker, b"installed\n").context(|| format!("writing {}", marker.display()))?;
+    }
 
     let installed = if ctx.fault(Fault::InstallReportsZero) {
         0

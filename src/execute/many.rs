@@ -171,7 +171,7 @@ fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> 
         }
     }
     weighted.sort_by_key(|(weight, _)| std::cmp::Reverse(*weight));
-    let mut plans: Vec<Vec<Option<String>>> = open.iter().map(|_| Vec::new()).collect();
+    let mut plans: Vec<Vec<Option<(String, WorkTree)>>> = open.iter().map(|_| Vec::new()).collect();
     let tasks: Vec<Task> = weighted
         .into_iter()
         .map(|(_, mut task)| {
@@ -179,7 +179,10 @@ fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> 
             let case = cases[task.case];
             let own = &mut plans[task.plugin];
             task.local = own.len();
-            own.push(run.declared(case).then(|| sandbox_prefix(&case.id)));
+            own.push(
+                run.declared(case)
+                    .then(|| (sandbox_prefix(&case.id), case.work_tree)),
+            );
             task
         })
         .collect();

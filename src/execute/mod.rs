@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
+use crate::host::invocation::WorkTree;
 use crate::judge::checks::{self, Finding, StepContext, Verdict};
 use crate::judge::discovery;
 use crate::judge::roundtrip;
@@ -46,9 +47,9 @@ use crate::suite::template::{Bindings, Template, expand_json};
 
 mod at_once;
 pub mod breaker;
-mod once;
 mod hosts;
 pub mod many;
+mod once;
 mod property;
 mod reach;
 mod session;
@@ -211,7 +212,8 @@ impl Run<'_> {
         tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
         let plan = tasks.iter().map(|&(i, _)| {
             let case = cases[i];
-            self.declared(case).then(|| sandbox_prefix(&case.id))
+            self.declared(case)
+                .then(|| (sandbox_prefix(&case.id), case.work_tree))
         });
         self.depot.plan(plan.collect());
         let next = AtomicUsize::new(0);
@@ -430,7 +432,10 @@ impl Run<'_> {
         if let Some(reason) = scope.as_ref().and_then(|s| outside(case, s)) {
             return stopped(CaseOutcome::Skipped(reason));
         }
-        let mut sandbox = match self.depot.take(task, &sandbox_prefix(&case.id)) {
+        let taken = self
+            .depot
+            .take(task, &sandbox_prefix(&case.id), case.work_tree);
+        let mut sandbox = match taken {
             Ok(sandbox) => sandbox,
             Err(reason) => return stopped(CaseOutcome::NotRun(reason)),
         };
@@ -705,8 +710,8 @@ fn worst(reports: &[StepReport]) -> CaseOutcome {
 fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {
     let base = options.sandbox_base.clone();
     let confine = options.confine;
-    Box::new(move |prefix: &str| {
-        let mut sandbox = Sandbox::create(prefix, &base)
+    Box::new(move |prefix: &str, work_tree| {
+        let mut sandbox = Sandbox::create_in(prefix, &base, work_tree)
             .map_err(|err| format!("could not create a sandbox: {err}"))?;
         if confine {
             sandbox.confine().map_err(|err| {

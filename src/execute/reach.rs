@@ -24,7 +24,7 @@ impl Run<'_> {
 
     /// Whether the agent's own library fires the hooks (see the module).
     fn library_hooks(&self) -> bool {
-        let Ok(sandbox) = self.depot.take(None, "reach-probe") else {
+        let Ok(sandbox) = self.depot.take(None, "reach-probe", WorkTree::Plain) else {
             return false;
         };
         let answer = |args: &[&str]| {

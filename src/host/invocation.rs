@@ -53,3 +53,43 @@ pub fn environment(repo: &Path) -> Vec<(String, OsString)> {
         (CLI_VERSION_VAR.into(), CLI_VERSION.into()),
     ]
 }
+
+/// The kinds of git work tree a user runs the host in, each of which the
+/// host supports (host-behaviour.md, "Plugins in the wild", "Linked worktrees
+/// and submodules"): in a linked worktree (`git worktree add`) and in a
+/// submodule, `.git` at the work tree's root is a file (`gitdir: ...`), not
+/// a directory, so a plugin that joins paths under `.git/` fails there
+/// ("Not a directory"), and `entire enable` with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkTree {
+    /// A repository of its own: `.git` is a directory.
+    #[default]
+    Plain,
+    /// A linked worktree: `.git` is a file naming
+    /// `<main>/.git/worktrees/<name>`; the common git dir is the main one's.
+    Linked,
+    /// A submodule: `.git` is a file naming the superproject's
+    /// `.git/modules/<name>`.
+    Submodule,
+}
+
+impl WorkTree {
+    /// The suffix of a case id run in this work tree (none for the plain one).
+    pub fn id_suffix(self) -> &'static str {
+        match self {
+            WorkTree::Plain => "",
+            WorkTree::Linked => ".linked-worktree",
+            WorkTree::Submodule => ".submodule",
+        }
+    }
+
+    /// Where the case runs, in words for titles (none for the plain one).
+    pub fn title_suffix(self) -> &'static str {
+        match self {
+            WorkTree::Plain => "",
+            WorkTree::Linked => " (in a linked worktree)",
+            WorkTree::Submodule => " (in a submodule)",
+        }
+    }
+}

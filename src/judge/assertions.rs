@@ -283,4 +283,3 @@ fn display_pointer(p: &str) -> String {
 pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
-

@@ -15,8 +15,8 @@ use crate::host::Severity;
 use crate::outcome::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 
-pub use super::text::{expected_got, stderr_lines};
 use super::text::clip;
+pub use super::text::{expected_got, stderr_lines};
 
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -156,4 +156,3 @@ fn plain(text: &str) -> String {
     }
     out
 }
-

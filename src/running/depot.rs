@@ -21,11 +21,15 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
+use crate::host::invocation::WorkTree;
 use crate::running::sandbox::Sandbox;
 
-/// Makes the sandbox of a case from its name prefix; `Err` is why not, in
-/// words for the report.
-pub type Make = dyn Fn(&str) -> Result<Sandbox, String> + Send + Sync;
+/// Makes the sandbox of a case from its name prefix and the work tree its
+/// repository is; `Err` is why not, in words for the report.
+pub type Make = dyn Fn(&str, WorkTree) -> Result<Sandbox, String> + Send + Sync;
+
+/// What a task's sandbox is: its name prefix and its work tree.
+pub type Order = (String, WorkTree);
 
 /// How many tasks ahead of the workers the depot makes sandboxes.
 const AHEAD: usize = 4;
@@ -57,9 +61,9 @@ struct Shared {
 /// The plan and its progress.
 #[derive(Default)]
 struct State {
-    /// The name prefix of each task's sandbox, in the order the workers
-    /// take the tasks; `None` for a task that needs none.
-    plan: Vec<Option<String>>,
+    /// The sandbox of each task, in the order the workers take the tasks;
+    /// `None` for a task that needs none.
+    plan: Vec<Option<Order>>,
     /// What the depot made for each task, until its worker takes it.
     ready: Vec<Option<Result<Sandbox, String>>>,
     /// Tasks before this one are taken (or being taken) by workers.
@@ -88,9 +92,9 @@ impl Depot {
         }
     }
 
-    /// Sets the tasks the workers will take, in order: the sandbox name
-    /// prefix of each, `None` for a task that needs no sandbox.
-    pub fn plan(&self, plan: Vec<Option<String>>) {
+    /// Sets the tasks the workers will take, in order: the sandbox of each,
+    /// `None` for a task that needs no sandbox.
+    pub fn plan(&self, plan: Vec<Option<Order>>) {
         if let Ok(mut state) = self.shared.state.lock() {
             state.ready = plan.iter().map(|_| None).collect();
             state.plan = plan;
@@ -101,13 +105,18 @@ impl Depot {
 
     /// The sandbox of `task` (its index in the plan, `None` for work outside
     /// the plan): the one the depot made, else a new one made here.
-    pub fn take(&self, task: Option<usize>, prefix: &str) -> Result<Sandbox, String> {
+    pub fn take(
+        &self,
+        task: Option<usize>,
+        prefix: &str,
+        work_tree: WorkTree,
+    ) -> Result<Sandbox, String> {
         let made = task.and_then(|n| {
             let mut state = self.shared.state.lock().ok()?;
             state.taken = state.taken.max(n + 1);
             state.ready.get_mut(n)?.take()
         });
-        made.unwrap_or_else(|| (self.shared.make)(prefix))
+        made.unwrap_or_else(|| (self.shared.make)(prefix, work_tree))
     }
 
     /// Hands a used sandbox over for deletion (a kept one stays on disk).
@@ -127,8 +136,8 @@ impl Depot {
 
 /// One unit of the depot's work.
 enum Work {
-    /// Make the sandbox of this task, named with this prefix.
-    Make(usize, String),
+    /// Make the sandbox of this task, as ordered.
+    Make(usize, Order),
     /// Delete these used sandboxes.
     Delete(Vec<Sandbox>),
     /// The run has ended: delete these (used, and made but not taken).
@@ -144,8 +153,8 @@ impl Shared {
                 return;
             };
             match work {
-                Work::Make(task, prefix) => {
-                    let made = (self.make)(&prefix);
+                Work::Make(task, (prefix, work_tree)) => {
+                    let made = (self.make)(&prefix, work_tree);
                     self.deliver(task, made);
                 }
                 Work::Delete(sandboxes) => drop(sandboxes),
@@ -200,8 +209,8 @@ fn to_make(state: &mut State) -> Option<Work> {
     while state.cursor < state.plan.len() && state.cursor < state.taken + AHEAD {
         let task = state.cursor;
         state.cursor += 1;
-        if let Some(prefix) = &state.plan[task] {
-            return Some(Work::Make(task, prefix.clone()));
+        if let Some(order) = &state.plan[task] {
+            return Some(Work::Make(task, order.clone()));
         }
     }
     None
@@ -226,8 +235,8 @@ mod tests {
     use std::path::PathBuf;
 
     fn depot(base: PathBuf) -> Depot {
-        Depot::start(Box::new(move |prefix: &str| {
-            Sandbox::create(prefix, &base).map_err(|e| e.to_string())
+        Depot::start(Box::new(move |prefix: &str, work_tree| {
+            Sandbox::create_in(prefix, &base, work_tree).map_err(|e| e.to_string())
         }))
     }
 
@@ -235,9 +244,10 @@ mod tests {
     fn made_ahead_named_after_the_task_and_nothing_left_behind() {
         let base = tempfile::tempdir().unwrap();
         let depot = depot(base.path().to_path_buf());
-        depot.plan(vec![Some("a".into()), None, Some("c".into())]);
-        let a = depot.take(Some(0), "a").unwrap();
-        let c = depot.take(Some(2), "c").unwrap();
+        let plain = |p: &str| Some((p.to_string(), WorkTree::Plain));
+        depot.plan(vec![plain("a"), None, plain("c")]);
+        let a = depot.take(Some(0), "a", WorkTree::Plain).unwrap();
+        let c = depot.take(Some(2), "c", WorkTree::Plain).unwrap();
         let name = |s: &Sandbox| s.root().file_name().unwrap().to_string_lossy().into_owned();
         assert!(name(&a).starts_with("agent-conform-a-"), "{}", name(&a));
         assert!(name(&c).starts_with("agent-conform-c-"), "{}", name(&c));
@@ -251,11 +261,11 @@ mod tests {
     fn a_kept_sandbox_stays_and_work_outside_the_plan_gets_one() {
         let base = tempfile::tempdir().unwrap();
         let depot = depot(base.path().to_path_buf());
-        let mut gate = depot.take(None, "gate").unwrap();
+        let mut gate = depot.take(None, "gate", WorkTree::Plain).unwrap();
         gate.keep();
         let root = gate.root().to_path_buf();
         depot.dispose(gate);
-        depot.plan(vec![Some("unused".into()); 3]);
+        depot.plan(vec![Some(("unused".into(), WorkTree::Linked)); 3]);
         depot.finish();
         assert!(root.is_dir());
         let left: Vec<_> = std::fs::read_dir(base.path()).unwrap().collect();

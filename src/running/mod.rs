@@ -6,6 +6,9 @@ pub mod confine;
 pub mod depot;
 pub mod interrupt;
 pub mod machine;
+#[cfg(target_os = "linux")]
+pub(crate) mod polled;
 pub mod runner;
 pub mod runs;
 pub mod sandbox;
+pub mod worktree;

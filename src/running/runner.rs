@@ -32,7 +32,7 @@ use crate::host::invocation::OUTPUT_LIMIT;
 /// How long the reader threads may take to reach EOF once the plugin has
 /// exited. A background process that inherited the pipes can hold them open
 /// forever; we stop waiting for it after this grace period.
-const PIPE_GRACE: Duration = Duration::from_secs(2);
+pub(super) const PIPE_GRACE: Duration = Duration::from_secs(2);
 
 /// One plugin invocation, fully described: everything needed to run it and to
 /// print a command line that reproduces it.
@@ -195,13 +195,57 @@ impl Outcome {
     }
 }
 
-/// What a bounded reader thread sends back.
+/// What a bounded reader brings back.
 #[derive(Default)]
-struct Captured {
+pub(super) struct Captured {
     bytes: Vec<u8>,
     overflow: bool,
     total: usize,
     compared: Option<Compared>,
+}
+
+/// A stream being read into a [`Sink`]: what was read so far.
+pub(super) struct Reading {
+    sink: Sink,
+    captured: Captured,
+    compare: Option<Comparison>,
+}
+
+impl Reading {
+    pub(super) fn new(mut sink: Sink) -> Reading {
+        let compare = sink.expected.take().map(Comparison::new);
+        Reading {
+            sink,
+            captured: Captured::default(),
+            compare,
+        }
+    }
+
+    /// Takes `block` up to the sink's limit; `false` once past it (the rest
+    /// is not read: the flood flag, if any, is raised).
+    pub(super) fn feed(&mut self, block: &[u8]) -> bool {
+        let room = self.sink.limit - self.captured.total;
+        let take = block.len().min(room);
+        match &mut self.compare {
+            Some(c) => c.feed(&block[..take]),
+            None => self.captured.bytes.extend_from_slice(&block[..take]),
+        }
+        self.captured.total += take;
+        if block.len() > room {
+            self.captured.overflow = true;
+            if let Some(flag) = &self.sink.flooded {
+                flag.store(true, Ordering::SeqCst);
+            }
+            return false;
+        }
+        true
+    }
+
+    /// What was read, the comparison finished.
+    pub(super) fn finish(mut self) -> Captured {
+        self.captured.compared = self.compare.map(Comparison::finish);
+        self.captured
+    }
 }
 
 /// Runs one invocation to completion (or to its deadline).
@@ -234,21 +278,33 @@ pub fn run(inv: &Invocation) -> Outcome {
         flooded: Some(flooded.clone()),
         expected: inv.expect_stdout.clone(),
     };
-    let stdout_rx = child.stdout.take().map(|p| read_bounded(p, stdout_sink));
-    let flooded = Flood(flooded);
     let stderr_sink = Sink {
         limit: OUTPUT_LIMIT,
         flooded: None,
         expected: None,
     };
-    let stderr_rx = child.stderr.take().map(|p| read_bounded(p, stderr_sink));
-    // Whatever happens, nothing of the plugin outlives the invocation.
-    let (termination, signal) = wait_with_deadline(child, inv.timeout, &flooded);
     // Whatever left the process group is found by its marker, before the
     // pipes are read to their end (it may hold them open).
-    let lingering = marker.map_or_else(Vec::new, |m| machine::reap(&m, pid));
-    let (stdout, out_held) = collect(stdout_rx);
-    let (stderr, err_held) = collect(stderr_rx);
+    let reap = || {
+        marker
+            .as_deref()
+            .map_or_else(Vec::new, |m| machine::reap(m, pid))
+    };
+    let ended = end(
+        child,
+        inv.timeout,
+        [stdout_sink, stderr_sink],
+        Flood(flooded),
+        reap,
+    );
+    let Ended {
+        termination,
+        signal,
+        lingering,
+        stdout,
+        stderr,
+        held_open,
+    } = ended;
     let blocked_writes = inv.confine.as_ref().map_or_else(Vec::new, |c| {
         confine::blocked_writes(&stderr.bytes, c.root(), &inv.cwd, &inv.program)
     });
@@ -269,8 +325,102 @@ pub fn run(inv: &Invocation) -> Outcome {
         compared: stdout.compared,
         stdout: stdout.bytes,
         stderr: stderr.bytes,
-        pipes_held_open: out_held || err_held,
+        pipes_held_open: held_open,
         elapsed: start.elapsed(),
+    }
+}
+
+/// How a call ended, and what it printed.
+pub(super) struct Ended {
+    pub(super) termination: Termination,
+    pub(super) signal: Option<i32>,
+    pub(super) lingering: Vec<Lingering>,
+    pub(super) stdout: Captured,
+    pub(super) stderr: Captured,
+    /// A background process kept an output pipe open after the call.
+    pub(super) held_open: bool,
+}
+
+/// Waits for the call to end (exit, deadline or flood) and reads its
+/// output: on Linux in this thread, with `poll(2)` on the pipes and a pidfd
+/// (see [`crate::running::polled`]); where no pidfd can be had, with a
+/// thread per pipe and one that waits.
+fn end(
+    child: Child,
+    timeout: Duration,
+    [out, err]: [Sink; 2],
+    flood: Flood,
+    reap: impl FnOnce() -> Vec<Lingering>,
+) -> Ended {
+    #[cfg(target_os = "linux")]
+    let (mut child, out, err, reap) = match crate::running::polled::pidfd(&child) {
+        Some(pidfd) => return polled(child, pidfd, timeout, [out, err], reap),
+        None => (child, out, err, reap),
+    };
+    #[cfg(not(target_os = "linux"))]
+    let mut child = child;
+    let stdout_rx = child.stdout.take().map(|p| read_bounded(p, out));
+    let stderr_rx = child.stderr.take().map(|p| read_bounded(p, err));
+    // Whatever happens, nothing of the plugin outlives the invocation.
+    let (termination, signal) = wait_with_deadline(child, timeout, &flood);
+    let lingering = reap();
+    let (stdout, out_held) = collect(stdout_rx);
+    let (stderr, err_held) = collect(stderr_rx);
+    Ended {
+        termination,
+        signal,
+        lingering,
+        stdout,
+        stderr,
+        held_open: out_held || err_held,
+    }
+}
+
+/// [`end`] with one `poll(2)` in this thread (see [`crate::running::polled`]).
+#[cfg(target_os = "linux")]
+fn polled(
+    mut child: Child,
+    pidfd: std::os::fd::OwnedFd,
+    timeout: Duration,
+    [out, err]: [Sink; 2],
+    reap: impl FnOnce() -> Vec<Lingering>,
+) -> Ended {
+    let pid = child.id();
+    let (mut out, mut err) = (Reading::new(out), Reading::new(err));
+    let mut reap = Some(reap);
+    let mut lingering = Vec::new();
+    let end = crate::running::polled::end(
+        &mut child,
+        pidfd,
+        (timeout, PIPE_GRACE),
+        [&mut |b| out.feed(b), &mut |b| err.feed(b)],
+        &|| kill_group(pid),
+        &mut || lingering = reap.take().map_or_else(Vec::new, |r| r()),
+    );
+    let mut signal = None;
+    let termination = match end.status {
+        _ if end.timed_out => Termination::TimedOut,
+        status if end.flooded => {
+            Termination::Exited(status.and_then(Result::ok).and_then(exit_code))
+        }
+        Some(Ok(status)) => exited(&mut signal, status),
+        Some(Err(err)) => Termination::SpawnFailed(format!("waiting for the plugin failed: {err}")),
+        None => Termination::SpawnFailed("lost track of the plugin process".to_string()),
+    };
+    let take = |reading: Reading, held: bool| {
+        if held {
+            Captured::default()
+        } else {
+            reading.finish()
+        }
+    };
+    Ended {
+        termination,
+        signal,
+        lingering,
+        stdout: take(out, end.held_open[0]),
+        stderr: take(err, end.held_open[1]),
+        held_open: end.held_open.contains(&true),
     }
 }
 
@@ -372,7 +522,7 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
 const PIPE_BUF_SAFE: usize = 4096;
 
 /// Where a reader puts what it reads.
-struct Sink {
+pub(super) struct Sink {
     /// Stop (and raise `flooded`) past this many bytes.
     limit: usize,
     flooded: Option<Arc<AtomicBool>>,
@@ -388,36 +538,18 @@ fn read_bounded<R: Read + Send + 'static>(mut pipe: R, sink: Sink) -> Receiver<C
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let _own = machine::OwnThread::enter();
-        let mut captured = Captured::default();
-        let mut compare = sink.expected.map(Comparison::new);
+        let mut reading = Reading::new(sink);
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             match pipe.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => {
-                    let room = sink.limit - captured.total;
-                    let take = n.min(room);
-                    match &mut compare {
-                        Some(c) => c.feed(&buf[..take]),
-                        None => captured.bytes.extend_from_slice(&buf[..take]),
-                    }
-                    captured.total += take;
-                    if n > room {
-                        captured.overflow = true;
-                        break;
-                    }
-                }
+                Ok(n) if reading.feed(&buf[..n]) => {}
+                Ok(_) => break,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             }
         }
-        if captured.overflow
-            && let Some(flag) = sink.flooded
-        {
-            flag.store(true, Ordering::SeqCst);
-        }
-        captured.compared = compare.map(Comparison::finish);
-        let _ = tx.send(captured);
+        let _ = tx.send(reading.finish());
     });
     rx
 }
@@ -467,7 +599,7 @@ impl Comparison {
 }
 
 /// Raised by the stdout reader when the plugin prints more than the limit.
-struct Flood(Arc<AtomicBool>);
+pub(super) struct Flood(Arc<AtomicBool>);
 
 impl Flood {
     fn raised(&self) -> bool {
@@ -570,7 +702,7 @@ fn exit_code(status: ExitStatus) -> Option<i32> {
 /// The termination of a plugin that exited by itself, noting the signal
 /// that ended it, if one did.
 #[cfg(unix)]
-fn exited(signal: &mut Option<i32>, status: ExitStatus) -> Termination {
+pub(super) fn exited(signal: &mut Option<i32>, status: ExitStatus) -> Termination {
     use std::os::unix::process::ExitStatusExt;
     *signal = status.signal();
     Termination::Exited(status.code())
@@ -579,7 +711,7 @@ fn exited(signal: &mut Option<i32>, status: ExitStatus) -> Termination {
 /// Kills the plugin's process group, which `spawn` created for it, so that
 /// whatever the plugin started dies with it.
 #[cfg(unix)]
-fn kill_group(pid: u32) {
+pub(super) fn kill_group(pid: u32) {
     if let Ok(pid) = i32::try_from(pid) {
         // SAFETY: kill(2) with a negative pid signals a process group; it
         // touches no memory of ours.

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::host::invocation::WorkTree;
 use crate::running::confine::Confinement;
 use crate::running::interrupt;
 
@@ -50,12 +51,20 @@ pub struct Sandbox {
     /// What the sandbox's file system used when it was last measured (see
     /// [`crate::running::machine::Guard`]).
     measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The kind of git work tree the repository is.
+    work_tree: WorkTree,
 }
 
 impl Sandbox {
     /// Creates the directory tree under `base` and makes the repository root
-    /// a git work tree.
+    /// a git work tree of its own.
     pub fn create(prefix: &str, base: &Path) -> io::Result<Sandbox> {
+        Sandbox::create_in(prefix, base, WorkTree::Plain)
+    }
+
+    /// Creates the directory tree under `base` and makes the repository root
+    /// a git work tree of the kind `work_tree` (see [`crate::running::worktree`]).
+    pub fn create_in(prefix: &str, base: &Path, work_tree: WorkTree) -> io::Result<Sandbox> {
         let entry =
             interrupt::Entry::enter().ok_or_else(|| io::Error::other("the run was interrupted"))?;
         let dir = tempfile::Builder::new()
@@ -67,6 +76,7 @@ impl Sandbox {
             root,
             confinement: None,
             measured: Default::default(),
+            work_tree,
         };
         interrupt::track_sandbox(&sandbox.root, &entry);
         for sub in [
@@ -84,7 +94,7 @@ impl Sandbox {
         for (_, path) in sandbox.home_dirs() {
             fs::create_dir_all(path)?;
         }
-        git_init(&sandbox.repo())?;
+        crate::running::worktree::make(&sandbox.root.join(NEST), work_tree, git_skeleton()?)?;
         // Made off the workers' path (see the depot module): the first call in
         // the sandbox need not walk it.
         let used = crate::running::machine::baseline(&sandbox.root);
@@ -151,7 +161,8 @@ impl Sandbox {
     pub fn strays(&self) -> Vec<PathBuf> {
         let known_root = [NEST, "home", "tmp", "work", "stdin", BIN, CALLS];
         let mut strays = unknown_entries(&self.root, &known_root);
-        strays.extend(unknown_entries(&self.root.join(NEST), &["repo"]));
+        let known_nest = crate::running::worktree::around_repo(self.work_tree);
+        strays.extend(unknown_entries(&self.root.join(NEST), known_nest));
         strays
     }
 
@@ -388,9 +399,7 @@ pub fn env_remove() -> Vec<String> {
         .collect()
 }
 
-/// The `.git` tree every sandbox gets, built once per process: (path
-/// relative to the repository, contents; `None` for a directory).
-type GitSkeleton = Vec<(PathBuf, Option<Vec<u8>>)>;
+use crate::running::worktree::{GitSkeleton, write_skeleton};
 
 /// The smallest `.git` that git accepts as a repository: `HEAD`, `config`,
 /// `objects/` and `refs/`. Four entries instead of the nine of
@@ -430,23 +439,6 @@ fn git_skeleton() -> io::Result<&'static GitSkeleton> {
 /// the skeleton.
 pub fn warm_up() {
     let _ = git_skeleton();
-}
-
-/// Makes `repo` a real git work tree: a copy of the skeleton, which costs a
-/// few file writes instead of a process per case.
-fn git_init(repo: &Path) -> io::Result<()> {
-    write_skeleton(repo, git_skeleton()?)
-}
-
-fn write_skeleton(repo: &Path, skeleton: &GitSkeleton) -> io::Result<()> {
-    for (rel, content) in skeleton {
-        let path = repo.join(rel);
-        match content {
-            None => fs::create_dir_all(&path)?,
-            Some(bytes) => fs::write(&path, bytes)?,
-        }
-    }
-    Ok(())
 }
 
 /// The minimal skeleton when this machine's git accepts it (`git status` in
@@ -543,5 +535,20 @@ mod tests {
         )
         .unwrap()
         .unwrap();
+    }
+
+    #[test]
+    fn a_linked_worktree_or_a_submodule_leaves_no_strays() {
+        for kind in [WorkTree::Linked, WorkTree::Submodule] {
+            let base = tempfile::tempdir().unwrap();
+            let sandbox = Sandbox::create_in("wt-test", base.path(), kind).unwrap();
+            assert!(sandbox.repo().join(".git").is_file(), "{kind:?}");
+            git(&["status"], &sandbox.repo()).unwrap().unwrap();
+            assert!(
+                sandbox.strays().is_empty(),
+                "{kind:?}: {:?}",
+                sandbox.strays()
+            );
+        }
     }
 }

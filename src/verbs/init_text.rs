@@ -443,4 +443,3 @@ jobs:
         version = env!("CARGO_PKG_VERSION"),
     )
 }
-

@@ -94,6 +94,9 @@ impl Play<'_, '_> {
             if self.stopped || self.unverified.is_some() {
                 return;
             }
+            if self.brief() && ends_turn && !self.checkpoints.is_empty() {
+                break;
+            }
         }
         if self.checkpoints.is_empty() {
             // Null for every generic payload, or no hook that ends a turn:

@@ -53,7 +53,9 @@ impl Run<'_> {
     ) -> (CaseOutcome, Option<String>) {
         let mut play = Play::new(self, case, sandbox, state);
         play.agent_session();
-        if !play.stopped {
+        if !play.stopped && play.brief() {
+            play.resume_one_session();
+        } else if !play.stopped {
             play.restore_two_sessions();
         }
         play.weigh_renewals();
@@ -164,7 +166,32 @@ impl<'p, 'r> Play<'p, 'r> {
         }
     }
 
+    /// Whether this is the short replay of a linked worktree or a
+    /// submodule (`work_trees:`): the hooks of turn 1 with its checkpoint,
+    /// then `entire resume` of that session. What `.git` being a file can
+    /// break is the plugin's own use of the repository (its hooks, its
+    /// session store, the restore), which these calls reach; the transcript
+    /// analysis and the second session, which do not depend on the work
+    /// tree, are played once, in the plain repository (the suite's budget
+    /// of calls, ARCHITECTURE "Performance").
+    fn brief(&self) -> bool {
+        self.case.work_tree != crate::host::invocation::WorkTree::Plain
+    }
+
     fn declared(&self, capability: &str) -> bool {
+        // The short replay leaves out the analysis, the preparer and the
+        // token calls (see `brief`).
+        if self.brief()
+            && matches!(
+                capability,
+                "transcript_analyzer"
+                    | "transcript_preparer"
+                    | "token_calculator"
+                    | "subagent_aware_extractor"
+            )
+        {
+            return false;
+        }
         self.run
             .info
             .pointer(&format!("/capabilities/{capability}"))

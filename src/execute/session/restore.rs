@@ -45,17 +45,47 @@ impl Play<'_, '_> {
         for (n, (id, bytes)) in sessions.iter().enumerate() {
             let back = self.read_session(id, &files[n], bytes);
             if !held[n] && !back && !self.stopped {
-                let message = format!(
-                    "entire resume: the agent resumes from {}, which does not hold the session's \
-                     transcript after write-session, and read-session does not give it back \
-                     either: the session cannot be resumed",
-                    files[n]
-                );
-                self.check_line(
-                    &format!("entire resume · session {id} · resumable"),
-                    vec![Finding::failure(message)],
-                );
+                self.not_resumable(id, &files[n]);
             }
+        }
+    }
+
+    /// The failure of a session the agent cannot resume: its file does not
+    /// hold it, and read-session does not give it back either.
+    fn not_resumable(&mut self, id: &str, file: &str) {
+        let message = format!(
+            "entire resume: the agent resumes from {file}, which does not hold the session's \
+             transcript after write-session, and read-session does not give it back \
+             either: the session cannot be resumed"
+        );
+        self.check_line(
+            &format!("entire resume · session {id} · resumable"),
+            vec![Finding::failure(message)],
+        );
+    }
+
+    /// `entire resume` of the agent session's last checkpoint alone, in a
+    /// linked worktree or a submodule (the short replay, `Play::brief`):
+    /// the session directory, `resolve-session-file` and `write-session`,
+    /// and that the file the agent resumes from holds the session.
+    pub(super) fn resume_one_session(&mut self) {
+        let sessions = self.two_sessions();
+        let Some(dir) = self.session_dir("entire resume") else {
+            return;
+        };
+        let Some(file) = self.resolve(&dir, &sessions[0].0) else {
+            return;
+        };
+        let (id, bytes) = &sessions[0];
+        let files = [file.clone(), file];
+        if !self.write(Restore::Resume, id, &files[0], bytes) {
+            return;
+        }
+        if !self.holds(Restore::Resume, &sessions, &files, 0)
+            && !self.read_session(id, &files[0], bytes)
+            && !self.stopped
+        {
+            self.not_resumable(id, &files[0]);
         }
     }
 

@@ -357,7 +357,7 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
     let cases = file
         .cases
         .into_iter()
-        .map(|spanned| {
+        .flat_map(|spanned| {
             let mut case = spanned.value;
             if case.capability.is_none() {
                 case.capability = file.capability.clone();
@@ -367,10 +367,28 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
                 line: spanned.referenced.line(),
                 embedded,
             };
-            case
+            per_work_tree(case)
         })
         .collect();
     Ok((cases, transcripts, file.session, file.own_files, file.env))
+}
+
+/// One case per work tree of its `work_trees:` (none listed: the case as
+/// it is, in the plain repository): the id and title say which.
+fn per_work_tree(case: Case) -> Vec<Case> {
+    if case.work_trees.is_empty() {
+        return vec![case];
+    }
+    case.work_trees
+        .iter()
+        .map(|&kind| {
+            let mut one = case.clone();
+            one.id.push_str(kind.id_suffix());
+            one.title.push_str(kind.title_suffix());
+            one.work_tree = kind;
+            one
+        })
+        .collect()
 }
 
 /// Turns serde-saphyr's error into our one-line form: `file:line: reason`.

@@ -27,6 +27,7 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 pub use crate::host::Severity;
+pub use crate::host::invocation::WorkTree;
 pub use crate::suite::fixtures::Fixtures;
 pub use load::{LoadError, Suite, load};
 pub use recording::{RecordedHook, Recording};
@@ -114,6 +115,14 @@ pub struct Case {
     /// steps (the `session.*` cases; see [`crate::host::session`]).
     #[serde(default)]
     pub replay: Option<Replay>,
+    /// The git work trees the case runs in (`work_trees: [plain, linked,
+    /// submodule]`): the loader makes one case of each, ids suffixed with
+    /// [`WorkTree::id_suffix`]. Empty: the plain repository only.
+    #[serde(default)]
+    pub work_trees: Vec<WorkTree>,
+    /// The work tree this case runs in (set by the loader from `work_trees`).
+    #[serde(skip)]
+    pub work_tree: WorkTree,
     /// Where the case was loaded from (set by the loader).
     #[serde(skip)]
     pub origin: Origin,
