@@ -63,9 +63,25 @@ fn three_plugins_that_pass_alone_conflict_when_installed_together() {
     let plugins = report["plugins"].as_array().expect("plugins");
     assert_eq!(plugins.len(), 3);
     for plugin in plugins {
-        let name = &plugin["plugin"]["info"]["name"];
-        assert_eq!(plugin["passed"], true, "{name} passes alone, strict");
-        assert_eq!(plugin["counts"]["warnings"], 0, "{name}");
+        // Alone, the template's shared `.entire/tmp` is a warning, naming
+        // what breaks once another plugin of the template is installed
+        // (host-behaviour "A shared staging directory"); nothing fails.
+        let name = plugin["plugin"]["info"]["name"]
+            .as_str()
+            .unwrap_or_default();
+        let warned: Vec<&str> = plugin["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["outcome"]["kind"] == "warning")
+            .filter_map(|c| c["id"].as_str())
+            .collect();
+        let expected: &[&str] = match name {
+            "stagea" | "stageb" => &["core.get-session-dir.non-empty"],
+            _ => &[],
+        };
+        assert_eq!(warned, expected, "{name} alone");
+        assert_eq!(plugin["counts"]["failed"], 0, "{name} alone fails nothing");
     }
     let pair = |kind: &str, a: &str, b: &str| (kind.to_string(), a.to_string(), b.to_string());
     assert_eq!(

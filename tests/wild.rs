@@ -515,6 +515,8 @@ fn hooks_fired_by_the_agents_own_library_bend_written_rules_only() {
             "hooks.lifecycle.uninstall",
             "hooks.user-data.existing-settings",
             "session.enable-remove",
+            "session.enable-remove.linked-worktree",
+            "session.enable-remove.submodule",
         ],
         &[],
     );
@@ -571,7 +573,11 @@ fn a_session_id_renewed_at_every_turn_degrades_when_resume_names_none() {
     passes_with(
         "turnids",
         &[],
-        &["session.agent"],
+        &[
+            "session.agent",
+            "session.agent.linked-worktree",
+            "session.agent.submodule",
+        ],
         &["core.format-resume-command.mentions-id"],
     );
     let run = run_json(&wild("turnids"), &["--only", "session.agent"], &[]);
@@ -595,7 +601,10 @@ fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_ver
     passes_with(
         "dbstore",
         &[],
-        &["token_calculator.from-start"],
+        &[
+            "token_calculator.from-start",
+            "transcript_analyzer.position",
+        ],
         &[
             "token_calculator.past-end",
             "transcript_analyzer.modified-files",
@@ -607,6 +616,13 @@ fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_ver
     let message = run.messages("transcript_analyzer.modified-files");
     assert!(
         message.contains("not verified here") && message.contains("measured from the file"),
+        "{message}"
+    );
+    // Its position of the generic transcript is the file's size: not
+    // verified here either, a warning that says why.
+    let message = run.messages("transcript_analyzer.position");
+    assert!(
+        message.contains("not verified here") && message.contains("can only measure the file"),
         "{message}"
     );
     // The twin: a plugin that reads the format and answers a wrong position.
@@ -671,8 +687,14 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "hooks.user-data.fresh-install",
         "hooks.user-data.existing-settings",
         "hooks.user-data.no-leftovers",
+        "hooks.lifecycle.manual-uninstall",
+        "hooks.parse-hook.whole-stdin",
         "session.enable-remove",
+        "session.enable-remove.linked-worktree",
+        "session.enable-remove.submodule",
         "session.agent",
+        "session.agent.linked-worktree",
+        "session.agent.submodule",
     ];
     let first = "core.path-safety.write-session-ref-escapes";
     passes_with("needsenv", &[], &[first], &notes);

@@ -55,12 +55,15 @@ impl Run<'_> {
 pub(super) fn late_answer(
     step: &Step,
     n: usize,
+    inv: &Invocation,
     outcome: &Outcome,
     state: &CaseState,
 ) -> Option<Finding> {
     let same = step.expect.same_answer_as.as_ref()?;
     let (code, stdout) = state.item_answers.get(&(same.step.clone(), n))?;
+    let payload = inv.stdin.as_deref().map_or(&[][..], |b| b.as_slice());
     crate::judge::late::compare(
+        payload,
         (*code, stdout),
         (outcome.exit_code(), &outcome.stdout),
         step.stdin_delay_ms.unwrap_or(0),

@@ -465,7 +465,7 @@ impl Run<'_> {
         if let Some((n, _)) = item {
             report
                 .findings
-                .extend(super::at_once::late_answer(step, n, &outcome, state));
+                .extend(super::at_once::late_answer(step, n, &inv, &outcome, state));
             let answer = (outcome.exit_code(), outcome.stdout.clone());
             state.item_answers.insert((base.clone(), n), answer);
         }

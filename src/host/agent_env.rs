@@ -74,8 +74,11 @@ const NOT_VERIFIED: &str = "not verified here: the plugin needs ";
 
 /// The variable a [`not_verified`] message names, if `message` is one: the
 /// run says it once per variable as a warning (later ones are notes).
+/// The message may carry a prefix of its own (the releases a finding holds
+/// on, "on entire 0.5.0–0.5.6: ...").
 pub fn named_in(message: &str) -> Option<&str> {
-    let rest = message.strip_prefix(NOT_VERIFIED)?;
+    let at = message.find(NOT_VERIFIED)?;
+    let rest = &message[at + NOT_VERIFIED.len()..];
     rest.split(',').next()
 }
 

@@ -26,7 +26,14 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
         return session_dir_claims(ctx, a, doc, severity);
     }
     if let Some(file) = &a.host_lines {
-        return super::positions::host_lines(ctx.bindings, file, &a.pointer, severity, doc);
+        return super::positions::host_lines(
+            ctx.bindings,
+            file,
+            &a.pointer,
+            severity,
+            doc,
+            ctx.refusable,
+        );
     }
     select(doc, &a.pointer)
         .into_iter()

@@ -54,7 +54,13 @@ impl Taken {
 /// The finding when the late answer (`late`: exit code and stdout) differs
 /// from the prompt one (`prompt`) in what the host takes from it; `None`
 /// when it says the same. `delay_ms`: how late the second half came.
+///
+/// A session id the plugin made up itself (the prompt answer's id is not in
+/// the `payload`: an agent whose payloads carry none, a plugin that renews
+/// its id per turn) is not compared: a second call may rightly get another
+/// one. What a deadline on stdin loses is what came from the payload.
 pub fn compare(
+    payload: &[u8],
     prompt: (Option<i32>, &[u8]),
     late: (Option<i32>, &[u8]),
     delay_ms: u64,
@@ -63,6 +69,12 @@ pub fn compare(
 ) -> Option<Finding> {
     let (want, got) = (Taken::of(prompt.0, prompt.1), Taken::of(late.0, late.1));
     if want == got {
+        return None;
+    }
+    if let (Taken::Event(a, id), Taken::Event(b, _)) = (&want, &got)
+        && a == b
+        && !from_payload(payload, id)
+    {
         return None;
     }
     let message = format!(
@@ -78,6 +90,17 @@ pub fn compare(
     Some(finding.diff(want.describe(), got.describe()))
 }
 
+/// Whether `id` (non-empty) appears in the payload as a JSON string.
+fn from_payload(payload: &[u8], id: &str) -> bool {
+    if id.is_empty() {
+        return false;
+    }
+    let quoted = serde_json::to_string(id).unwrap_or_default();
+    payload
+        .windows(quoted.len().max(1))
+        .any(|w| w == quoted.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +110,7 @@ mod tests {
         let event = br#"{"type":1,"session_id":"s","timestamp":"x"}"#;
         let later = br#"{"type":1,"session_id":"s","timestamp":"y"}"#;
         let same = compare(
+            br#"{"session_id":"s"}"#,
             (Some(0), event),
             (Some(0), later),
             500,
@@ -94,7 +118,17 @@ mod tests {
             "b",
         );
         assert!(same.is_none());
-        assert!(compare((Some(1), b""), (Some(2), b"x"), 500, Severity::Warning, "b").is_none());
+        assert!(
+            compare(
+                b"",
+                (Some(1), b""),
+                (Some(2), b"x"),
+                500,
+                Severity::Warning,
+                "b"
+            )
+            .is_none()
+        );
     }
 
     #[test]
@@ -102,6 +136,7 @@ mod tests {
         let event = br#"{"type":1,"session_id":"s"}"#;
         let invented = br#"{"type":1,"session_id":"gen-1"}"#;
         let found = compare(
+            br#"{"session_id":"s"}"#,
             (Some(0), event),
             (Some(0), invented),
             500,
@@ -112,6 +147,7 @@ mod tests {
         assert_eq!(found.severity, Severity::Warning);
         assert!(found.message.contains("gen-1") && found.message.contains("500 ms"));
         let refused = compare(
+            br#"{"session_id":"s"}"#,
             (Some(0), event),
             (Some(1), b""),
             500,
@@ -120,6 +156,7 @@ mod tests {
         );
         assert!(refused.expect("a finding").message.contains("refusal"));
         let null = compare(
+            br#"{"session_id":"s"}"#,
             (Some(0), event),
             (Some(0), b"null"),
             500,
@@ -127,5 +164,23 @@ mod tests {
             "b",
         );
         assert!(null.expect("a finding").message.contains("no Event"));
+    }
+
+    #[test]
+    fn an_id_the_plugin_made_up_is_not_compared() {
+        let (first, second) = (
+            br#"{"type":2,"session_id":"gen-1"}"#,
+            br#"{"type":2,"session_id":"gen-2"}"#,
+        );
+        let payload = br#"{"prompt":"hi"}"#;
+        let made_up = compare(
+            payload,
+            (Some(0), first),
+            (Some(0), second),
+            500,
+            Severity::Warning,
+            "b",
+        );
+        assert!(made_up.is_none());
     }
 }

@@ -270,7 +270,10 @@ impl<'p, 'r> Play<'p, 'r> {
         if self.renewals.is_empty() {
             return;
         }
-        let names = self.resume_names_id.unwrap_or(true);
+        // The short replay of a linked worktree or a submodule asks no
+        // resume command: the plain repository's replay weighs the renewal
+        // in full, so here it is a warning (the turns become sessions).
+        let names = self.resume_names_id.unwrap_or(!self.brief());
         let (severity, why) = crate::host::reach::renewed_session_id(names);
         for &(step, n) in &self.renewals {
             if let Some(f) = self
