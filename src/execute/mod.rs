@@ -2,8 +2,9 @@
 //! discovery does), then every case in its own sandbox, in parallel, with
 //! results kept in suite order.
 //!
-//! This file schedules and concludes cases (the job pool, units of a split
-//! round trip, outcomes, sandboxes kept or not); `step` runs one step of a
+//! This file runs and concludes one case (its sandbox, its outcome, the
+//! sandbox kept or not); `schedule` puts the cases on the job pool (units
+//! of a split round trip, the longest first), `step` runs one step of a
 //! case, `transcripts` the passes of a `for_each_transcript` case, and
 //! `property` the round trips. Each adds its own `impl Run` to the one
 //! `Run` defined here.
@@ -11,11 +12,6 @@
 //! Several plugins in one run: [`many`] schedules their cases on one pool of
 //! workers, each plugin with its own `Run`; [`together`] checks what they
 //! break for each other when installed together.
-//!
-//! Over 500 lines: the scheduler (gate, capabilities, workers, depot,
-//! breaker, keeping sandboxes) in one place so that its order can be read
-//! top to bottom; one step, transcripts, round trips and sessions are its
-//! submodules.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,6 +41,7 @@ use crate::suite::generate::{self, Corpus, Input};
 use crate::suite::schema::Schemas;
 use crate::suite::template::{Bindings, Template, expand_json};
 
+mod actions;
 mod at_once;
 pub mod breaker;
 mod hosts;
@@ -52,6 +49,7 @@ pub mod many;
 mod once;
 mod property;
 mod reach;
+mod schedule;
 mod session;
 mod start;
 mod step;
@@ -188,202 +186,6 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
 }
 
 impl Run<'_> {
-    /// Runs cases on `jobs` threads; results land in their suite slots. A
-    /// round trip over several inputs is split into units, one per input,
-    /// which the pool schedules like cases, so that no long property holds
-    /// the wall while the other workers idle; its units are merged back into
-    /// one case in input order.
-    fn parallel(&self, cases: &[&Case]) -> Vec<CaseReport> {
-        let units: Vec<usize> = cases.iter().map(|c| self.units(c)).collect();
-        let slots: Vec<Slot> = units
-            .iter()
-            .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
-            .collect();
-        let remaining: Vec<AtomicUsize> = units.iter().map(|&n| AtomicUsize::new(n)).collect();
-        // The longest work first, so that no worker is left with a long case
-        // at the end while the others idle; the report keeps suite order.
-        let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
-        for (i, &n) in units.iter().enumerate() {
-            match n {
-                0 => tasks.push((i, None)),
-                n => tasks.extend((0..n).map(|u| (i, Some(u)))),
-            }
-        }
-        tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
-        let plan = tasks.iter().map(|&(i, _)| {
-            let case = cases[i];
-            self.declared(case)
-                .then(|| (sandbox_prefix(&case.id), case.work_tree))
-        });
-        self.depot.plan(plan.collect());
-        let next = AtomicUsize::new(0);
-        let workers = self.options.jobs.clamp(1, tasks.len().max(1));
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| {
-                    loop {
-                        let n = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(&(i, unit)) = tasks.get(n) else {
-                            break;
-                        };
-                        let finished = self.case(cases[i], unit, Some(n), &remaining[i]);
-                        if let Ok(mut slot) = slots[i].lock() {
-                            slot[unit.unwrap_or(0)] = Some(finished);
-                        }
-                    }
-                });
-            }
-        });
-        self.assemble(slots, cases)
-    }
-
-    /// The cases' reports, in suite order, from what the workers left in
-    /// their slots (the units of a split case merged back into one).
-    fn assemble(&self, slots: Vec<Slot>, cases: &[&Case]) -> Vec<CaseReport> {
-        slots
-            .into_iter()
-            .zip(cases)
-            .map(|(slot, case)| {
-                let parts: Option<Vec<Finished>> =
-                    slot.into_inner().ok().and_then(|v| v.into_iter().collect());
-                match parts {
-                    Some(mut parts) if parts.len() == 1 => parts.remove(0).report,
-                    Some(parts) => self.merge_units(case, parts),
-                    None => not_run(case, "the worker running this case stopped"),
-                }
-            })
-            .collect()
-    }
-
-    /// How many units a case is split into: one per input of a round trip
-    /// over several inputs; 0 (not split) for everything else.
-    fn units(&self, case: &Case) -> usize {
-        match self.round_trip(case) {
-            Some(trip) if trip.inputs.len() > 1 => trip.inputs.len(),
-            _ => 0,
-        }
-    }
-
-    /// The units of a split round trip as one case: their invocations in
-    /// input order, the rules that span inputs judged on all of them.
-    fn merge_units(&self, case: &Case, parts: Vec<Finished>) -> CaseReport {
-        let stopped = parts.iter().find_map(|p| match &p.report.outcome {
-            CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_) => Some(p.report.clone()),
-            _ => None,
-        });
-        let mut tally = roundtrip::Tally::default();
-        let mut steps = Vec::new();
-        let mut merged = report_shell(case, CaseOutcome::Passed);
-        // The rules across inputs speak at the last step of the last unit
-        // that refused an input (its sandbox was kept for that), else at the
-        // last step.
-        let mut target = None;
-        let mut kept = Vec::new();
-        let mut target_sandbox = None;
-        for part in parts {
-            let unit = part.tally.unwrap_or_default();
-            tally.add(&unit);
-            steps.extend(part.report.steps);
-            if !unit.refused.is_empty() {
-                target = steps.len().checked_sub(1);
-                target_sandbox = part.report.sandbox.clone();
-            }
-            merged.duration += part.report.duration;
-            merged.host_calls.extend(part.report.host_calls);
-            merged.note = merged.note.or(part.report.note);
-            kept.extend(part.report.sandbox);
-        }
-        let mut verdict = roundtrip::Verdict::default();
-        let at = target.or(steps.len().checked_sub(1));
-        if let (Some(trip), Some(at)) = (self.round_trip(case), at) {
-            verdict.steps.push(steps[at].clone());
-            roundtrip::judge(&trip.as_inputs(), &tally, &mut verdict);
-            if let Some(judged) = verdict.steps.pop() {
-                steps[at] = judged;
-            }
-        }
-        verdict.steps = steps;
-        merged.note = merged.note.or(verdict.note);
-        merged.steps = verdict.steps;
-        merged.steps.iter_mut().for_each(|r| downgrade(case, r));
-        merged.outcome = match (worst(&merged.steps), stopped) {
-            (CaseOutcome::Failed, _) | (_, None) => worst(&merged.steps),
-            (_, Some(report)) => report.outcome,
-        };
-        self.settle_unit_sandboxes(&mut merged, kept, target_sandbox);
-        merged
-    }
-
-    /// The sandboxes the units of a merged case kept: the case names the one
-    /// where its findings across inputs speak (else the first). A unit that
-    /// refused an input keeps its sandbox in case such a finding comes; when
-    /// the merged case passes after all, they are deleted, as a passing
-    /// case's sandbox is.
-    fn settle_unit_sandboxes(
-        &self,
-        merged: &mut CaseReport,
-        kept: Vec<PathBuf>,
-        target: Option<PathBuf>,
-    ) {
-        let pass = matches!(
-            merged.outcome,
-            CaseOutcome::Passed | CaseOutcome::Skipped(_)
-        );
-        if pass && !self.options.keep_temp {
-            for dir in &kept {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            merged.steps.iter_mut().for_each(|s| s.reproduce = None);
-            return;
-        }
-        merged.sandbox = target.or_else(|| kept.into_iter().next());
-    }
-
-    /// About how many invocations' worth of time a case takes, to schedule
-    /// the long ones first: a round trip makes several calls, a `for_each`
-    /// step one per item, a `for_each_transcript` case its steps once per
-    /// transcript; and a large stdin costs about a call per MiB (writing
-    /// it, the plugin reading it), so the 5 MiB hostile cases, which would
-    /// otherwise come last, start early instead of leaving one worker busy
-    /// at the end while the other idles.
-    fn weight(&self, case: &Case) -> usize {
-        let steps: usize = case
-            .steps
-            .iter()
-            .map(|step| {
-                let calls = match &step.value.for_each {
-                    Some(pointer) => self
-                        .info
-                        .pointer(pointer)
-                        .and_then(Value::as_array)
-                        .map_or(1, Vec::len),
-                    None => 1,
-                };
-                let stdin_mib = match &step.value.stdin {
-                    Some(Source::PaddedJson { bytes, .. }) => bytes >> 20,
-                    _ => 0,
-                };
-                calls * (1 + stdin_mib)
-            })
-            .sum();
-        let passes = match case.for_each_transcript {
-            Some(_) => 1 + self.samples.len(),
-            None => 1,
-        };
-        let property = match case.property {
-            Some(Property::LargeRoundTrip { mib, .. }) => 8 + 2 * mib,
-            Some(_) => 8,
-            None => 0,
-        };
-        // A host session makes some 30 calls, or about three per recorded hook.
-        let replay = match (case.replay, self.recording) {
-            (None, _) => 0,
-            (Some(_), Some(recording)) => 12 + 3 * recording.hooks.len(),
-            (Some(_), None) => 32,
-        };
-        property + replay + steps * passes
-    }
-
     /// Runs one case, or one unit of it, telling the progress line (a split
     /// case counts once: when its last unit ends). `task` is its place in
     /// the depot's plan; `remaining` counts the case's units still to finish.

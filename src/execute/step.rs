@@ -1,8 +1,8 @@
 //! One step of a case: a harness action or an invocation of the plugin,
 //! prepared from the case's templates and sources, checked, and reported.
 //!
-//! Over 500 lines: one step from template to verdict (inputs, the call,
-//! the judgement, reproduce data), kept together on purpose.
+//! The harness's own actions (user data, the files the agent resumes
+//! from, the calls the `entire` stand-in received) are in `actions`.
 
 use super::*;
 use crate::host::positions;
@@ -190,144 +190,6 @@ impl Run<'_> {
             }
         }
         StepEnd::Continue
-    }
-
-    /// Runs a harness action and records its findings as a step.
-    pub(super) fn action(
-        &self,
-        case: &Case,
-        index: usize,
-        action: &Action,
-        sandbox: &Sandbox,
-        state: &mut CaseState,
-    ) -> StepEnd {
-        let start = Instant::now();
-        let findings = match action {
-            Action::Snapshot(name) => {
-                state.user.snapshot(name, sandbox);
-                Vec::new()
-            }
-            Action::PlantProtectedDirs => state.user.plant_protected_dirs(&self.info, sandbox),
-            Action::PlantUserData { since } => state.user.plant_since(since, sandbox),
-            Action::VerifyUserData => state.user.verify(),
-            Action::CheckLeftovers { since } => state.user.leftovers(since, sandbox),
-            Action::CheckUnchanged { since } => state.user.unchanged(since, sandbox),
-            Action::ResumesFrom {
-                file,
-                native_data,
-                read,
-            } => self.resumes_from(file, native_data, read.as_deref(), sandbox, state),
-            Action::CheckHooksRemoved { before, installed } => {
-                state.user.hooks_removed(before, installed, sandbox)
-            }
-            Action::RestartWithLearntFiles => state.user.restart_with_learnt(sandbox),
-            Action::HostCalled { contains } => self.host_called(contains, sandbox, state),
-            Action::CheckFileName => discovery::check_file_name(self.plugin),
-            Action::CheckInfoName => discovery::check_info_name(self.plugin, &self.info),
-            Action::CheckNotBuiltIn => {
-                discovery::check_not_built_in(self.plugin, &self.options.hosts)
-            }
-            Action::CheckInfoType => {
-                discovery::check_info_type(self.plugin, &self.info, &self.options.hosts)
-            }
-            Action::CheckInfoTime => self.info_time(sandbox),
-            Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
-        };
-        let mut report = action_report(&case.step_name(index), findings);
-        report.duration = start.elapsed();
-        downgrade(case, &mut report);
-        let failed = report
-            .findings
-            .iter()
-            .any(|f| f.severity == Severity::Failure);
-        state.reports.push(report);
-        if failed {
-            StepEnd::Stop
-        } else {
-            StepEnd::Continue
-        }
-    }
-
-    /// A failure unless the `entire` stand-in received a call containing
-    /// `contains`, naming the calls it did receive.
-    fn host_called(&self, contains: &str, sandbox: &Sandbox, state: &CaseState) -> Vec<Finding> {
-        let bindings = self.bindings(sandbox, state, None);
-        let want = match Template::parse(contains).and_then(|t| t.expand(&bindings)) {
-            Ok(want) => want,
-            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
-        };
-        let calls: Vec<String> = sandbox.host_calls().iter().map(|c| c.command()).collect();
-        if calls.iter().any(|c| c.contains(&want)) {
-            return Vec::new();
-        }
-        let received = if calls.is_empty() {
-            "none".to_string()
-        } else {
-            calls.join("; ")
-        };
-        vec![
-            Finding::failure(format!(
-                "the `entire` stand-in on PATH received no call containing `{want}`"
-            ))
-            .diff(
-                format!("a call containing `{want}`"),
-                format!("calls: {received}"),
-            ),
-        ]
-    }
-
-    /// What the agent would resume from after write-session: the file at
-    /// the session reference, or the read-session answer of step `read`.
-    fn resumes_from(
-        &self,
-        file: &str,
-        native_data: &Source,
-        read: Option<&str>,
-        sandbox: &Sandbox,
-        state: &CaseState,
-    ) -> Vec<Finding> {
-        let bindings = self.bindings(sandbox, state, None);
-        let path = match Template::parse(file).and_then(|t| t.expand(&bindings)) {
-            Ok(path) => path,
-            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
-        };
-        let want = match self.resolve(native_data, &bindings, state) {
-            Ok(want) => want,
-            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
-        };
-        // A relative session file is relative to the plugin's working
-        // directory, the repository.
-        let on_disk = std::fs::read(sandbox.repo().join(&path)).ok();
-        if on_disk.as_deref() == Some(want.as_slice()) {
-            return Vec::new();
-        }
-        let read_back = read
-            .and_then(|step| state.stdouts.get(step))
-            .and_then(|out| crate::host::decoding::decode_host_json(out).ok())
-            .and_then(|json| {
-                json.get("native_data")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .and_then(|b64| {
-                base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).ok()
-            });
-        if read_back.as_deref() == Some(want.as_slice()) {
-            return Vec::new();
-        }
-        let file_says = match on_disk {
-            None => "does not exist".to_string(),
-            Some(bytes) => format!("holds {} other bytes", bytes.len()),
-        };
-        let finding = Finding::failure(format!(
-            "the agent resumes from the file at session_ref, and {path} {file_says}; read-session \
-             does not give the native_data back either: `entire resume` restores nothing the \
-             agent can resume from"
-        ));
-        vec![finding.diff(
-            format!("{path}: the {} bytes of native_data", want.len()),
-            format!("{path}: {file_says}"),
-        )]
     }
 
     /// Runs the plugin once for step `index` (element `item` of a for_each).

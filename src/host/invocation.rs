@@ -93,3 +93,7 @@ impl WorkTree {
         }
     }
 }
+
+/// The text that marks a hook entry: every hook a plugin installs runs
+/// `entire hooks <agent> <hook-name>` (guide, "Hook Installation Patterns").
+pub const HOOK_MARK: &str = "entire hooks ";

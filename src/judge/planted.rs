@@ -12,8 +12,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::host::invocation::HOOK_MARK;
 use crate::judge::formats::{self, Format};
-use crate::judge::userdata::HOOK_MARK;
 
 /// The command of the user's own hook entries.
 const USER_HOOK: &str = "echo agent-conform-user-hook";

@@ -44,9 +44,7 @@ enum Entry {
 /// A snapshot: sandbox-relative path (`nest/repo/...`, `home/...`) to entry.
 type Tree = BTreeMap<String, Entry>;
 
-/// The text that marks a hook entry: every hook a plugin installs runs
-/// `entire hooks <agent> <hook-name>` (guide, "Hook Installation Patterns").
-pub const HOOK_MARK: &str = "entire hooks ";
+pub use crate::host::invocation::HOOK_MARK;
 
 /// The user data of one case.
 #[derive(Debug, Default)]
