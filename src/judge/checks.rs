@@ -6,7 +6,7 @@
 //! `expect` in the case file.
 //!
 //! The JSON assertions themselves (pointers with wildcards, one check
-//! each) are in [`super::assertions`].
+//! each) are in `super::assertions`.
 
 use serde_json::Value;
 

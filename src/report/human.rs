@@ -5,7 +5,7 @@
 //! capability. Quiet, it is the findings, the notes and the verdict line.
 //!
 //! How one text is cut to fit (stderr excerpts, expected/got, diffs, one
-//! line) is [`super::text`]; this module lays out the report.
+//! line) is `super::text`; this module lays out the report.
 
 use std::fmt::Write as _;
 

@@ -47,7 +47,7 @@ pub fn stderr_lines(excerpt: &str, total_bytes: usize) -> Vec<String> {
 }
 
 /// Expected and got, as the lines of a finding block (see
-/// [`Human::expected_got`](Human)).
+/// `Human::expected_got`).
 pub fn expected_got(expected: Option<&str>, actual: Option<&str>) -> Vec<String> {
     match (expected, actual) {
         (None, None) => Vec::new(),

@@ -183,7 +183,7 @@ impl Sandbox {
     }
 
     /// The directory first on every call's `PATH`: the stand-in for the
-    /// host's `entire` command lives there (see [`write_stand_in`]).
+    /// host's `entire` command lives there (see `write_stand_in`).
     pub fn bin(&self) -> PathBuf {
         self.root.join(BIN)
     }

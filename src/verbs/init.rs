@@ -10,7 +10,7 @@
 //! without `--force`.
 //!
 //! The scaffold's texts (case file, samples README, workflow) are written
-//! by [`super::init_text`]; this module asks the plugin and writes files.
+//! by `super::init_text`; this module asks the plugin and writes files.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -51,7 +51,7 @@ pub struct Info {
     /// The capabilities declared `true`.
     pub capabilities: BTreeSet<String>,
     /// Variables the agent sets for the plugin that the sandbox does not
-    /// (see [`crate::verbs::init_env`]): the scaffold sets them with `env:`.
+    /// (see `crate::verbs::init_env`): the scaffold sets them with `env:`.
     pub env: Vec<String>,
 }
 
