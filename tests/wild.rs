@@ -567,6 +567,30 @@ fn session_defects_of_a_plugin_without_hooks_are_latent() {
 }
 
 #[test]
+fn session_defects_of_a_plugin_whose_hooks_give_no_event_are_latent() {
+    // hooks declared, parse-hook null for every payload tried: the host
+    // records no session of it either, so the shared history file is
+    // latent; the replay, which made no checkpoint, is unverified.
+    passes_with(
+        "nullhooks",
+        &[],
+        &[
+            "core.resolve-session-file.distinct-ids",
+            "session.agent",
+            "session.agent.linked-worktree",
+            "session.agent.submodule",
+        ],
+        &["core.resolve-session-file.contains-id"],
+    );
+    let run = run_json(&wild("nullhooks"), &[], &[]);
+    let message = run.messages("core.resolve-session-file.distinct-ids");
+    assert!(
+        message.contains("latent: parse-hook gave no Event for any payload tried"),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_session_id_renewed_at_every_turn_degrades_when_resume_names_none() {
     // Each turn becomes a session of its own (a warning); the resume command
     // names no id, so resume still works.

@@ -54,8 +54,11 @@ pub fn run(
             Some(reason) => all.extend(cases.iter().map(|c| not_run(c, &reason))),
             None => all.extend(rest.next().unwrap_or_default()),
         }
-        once::once_per_variable(&mut all);
         reports.push(all);
+    }
+    for (run, all) in runs.iter().zip(reports.iter_mut()) {
+        run.weigh_eventless(&suite.cases, all);
+        once::once_per_variable(all);
     }
     progress.done();
     let infos: Vec<Option<Value>> = runs.iter().map(Run::info_value).collect();

@@ -29,6 +29,7 @@ impl<'a> Run<'a> {
             breaker: Breaker::new(options.fail_fast),
             corpora,
             reach: Default::default(),
+            events: Default::default(),
             env: &suite.env,
         }
     }

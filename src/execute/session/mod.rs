@@ -234,6 +234,7 @@ impl<'p, 'r> Play<'p, 'r> {
             file
         });
         let outcome = runner::run(&inv);
+        self.run.events.saw(&inv.args, &outcome);
         self.run
             .breaker
             .record(&self.case.id, &inv.args, inv.timeout, &outcome);
