@@ -11,7 +11,8 @@ use serde_json::Value;
 use crate::suite::case::{JsonAssert, Severity};
 use crate::suite::template::{Template, expand_json};
 
-use super::checks::{StepContext, compare_bytes};
+use super::context::StepContext;
+use super::values::{compare_bytes, pretty, select};
 use crate::outcome::finding::Finding;
 
 /// The findings of one assertion on the decoded answer `doc`.
@@ -239,54 +240,4 @@ fn type_name(value: &Value) -> &'static str {
         Value::Array(_) => "array",
         Value::Object(_) => "object",
     }
-}
-
-/// Resolves a pointer with `*` segments into concrete pointers and values.
-pub fn select<'v>(doc: &'v Value, pointer: &str) -> Vec<(String, Option<&'v Value>)> {
-    if !pointer.split('/').any(|seg| seg == "*") {
-        return vec![(display_pointer(pointer), doc.pointer(pointer))];
-    }
-    let mut current = vec![(String::new(), Some(doc))];
-    for seg in pointer.split('/').skip(1) {
-        current = current
-            .into_iter()
-            .flat_map(|(path, value)| step_into(path, value, seg))
-            .collect();
-    }
-    current
-        .into_iter()
-        .map(|(p, v)| (display_pointer(&p), v))
-        .collect()
-}
-
-fn step_into<'v>(
-    path: String,
-    value: Option<&'v Value>,
-    seg: &str,
-) -> Vec<(String, Option<&'v Value>)> {
-    match (seg, value) {
-        ("*", Some(Value::Array(items))) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (format!("{path}/{i}"), Some(v)))
-            .collect(),
-        ("*", _) => Vec::new(),
-        (seg, value) => {
-            let next = value.and_then(|v| v.pointer(&format!("/{seg}")));
-            vec![(format!("{path}/{seg}"), next)]
-        }
-    }
-}
-
-fn display_pointer(p: &str) -> String {
-    if p.is_empty() {
-        "/".to_string()
-    } else {
-        p.to_string()
-    }
-}
-
-/// Pretty JSON for reports.
-pub fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

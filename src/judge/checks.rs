@@ -14,12 +14,12 @@ use crate::host::answers;
 use crate::host::decoding::decode_host_json;
 use crate::host::invocation::OUTPUT_LIMIT;
 use crate::running::runner::{Outcome, Termination};
-use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity, Source, Step};
-use crate::suite::schema::Schemas;
-use crate::suite::template::{Bindings, Template};
+use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
+use crate::suite::template::Template;
 
 use super::assertions::check_assert;
-pub use super::assertions::{pretty, select};
+pub use super::context::{Resolve, StepContext};
+pub use super::values::{compare_bytes, pretty, select};
 
 pub use crate::outcome::finding::{Finding, unified_diff};
 
@@ -31,43 +31,6 @@ pub enum Verdict {
     /// The plugin refused cleanly and the step allows it; the findings of
     /// the host's universal rules (a traceback, a silent refusal) stand.
     Refused(Refusal, Vec<Finding>),
-}
-
-/// Resolves a [`Source`] to bytes at run time.
-pub type Resolve<'a> = dyn Fn(&Source) -> Result<Vec<u8>, String> + 'a;
-
-/// Everything a step is checked against.
-pub struct StepContext<'a> {
-    /// The step as written.
-    pub step: &'a Step,
-    /// The invocation's deadline, for the message.
-    pub timeout_secs: f64,
-    /// The compiled schemas.
-    pub schemas: &'a Schemas,
-    /// Placeholder values.
-    pub bindings: &'a Bindings<'a>,
-    /// Resolves sources (fixtures, earlier stdout, sandbox files).
-    pub resolve: &'a Resolve<'a>,
-    /// The case's severity, the default of its assertions.
-    pub severity: Severity,
-    /// The capability the case checks (none for core).
-    pub capability: Option<&'a str>,
-    /// The spec items the case checks (`covers:`): a field whose missing
-    /// value only degrades the host is reported by the case that covers
-    /// it, not again by every case that calls the subcommand.
-    pub covers: &'a [String],
-    /// A clean refusal ends the step quietly (the generic transcript of a
-    /// `for_each_transcript` case: another agent's format).
-    pub refusable: bool,
-    /// An all-zero answer counts as such a refusal too (the first answer of
-    /// a generic pass: the plugin shows it did not read the transcript).
-    pub empty_is_unread: bool,
-    /// The name the host registers the plugin under (`entire-agent-<name>`),
-    /// for the owner lookup's sorted name order.
-    pub agent: &'a str,
-    /// The variable the plugin's clean refusal names that the sandbox does
-    /// not set (see [`crate::judge::environment`]).
-    pub needs: Option<String>,
 }
 
 /// Checks one outcome.
@@ -494,30 +457,6 @@ fn escape_utf16(c: char) -> String {
         .iter()
         .map(|u| format!("\\u{u:04x}"))
         .collect()
-}
-
-/// Compares bytes; on a difference, names the first differing offset.
-pub fn compare_bytes(what: &str, want: &[u8], got: &[u8]) -> Option<Finding> {
-    if want == got {
-        return None;
-    }
-    let at = want
-        .iter()
-        .zip(got)
-        .position(|(a, b)| a != b)
-        .unwrap_or(want.len().min(got.len()));
-    Some(
-        Finding::failure(format!(
-            "{what} differs from the expected bytes: first difference at byte {at} \
-             (expected {} bytes, got {})",
-            want.len(),
-            got.len()
-        ))
-        .diff(
-            String::from_utf8_lossy(want).into_owned(),
-            String::from_utf8_lossy(got).into_owned(),
-        ),
-    )
 }
 
 /// At most 2 KiB of output as text, for reports.

@@ -3,6 +3,7 @@
 
 mod assertions;
 pub mod checks;
+mod context;
 pub mod discovery;
 pub mod environment;
 pub mod formats;
@@ -12,3 +13,4 @@ pub mod positions;
 pub mod roundtrip;
 pub mod together;
 pub mod userdata;
+mod values;

@@ -9,7 +9,7 @@ use crate::host::positions;
 use crate::outcome::finding::Finding;
 use crate::suite::template::{Bindings, Template};
 
-use super::checks::select;
+use super::values::select;
 
 /// The findings of `host_lines: file` on the values at `pointer` of `doc`:
 /// each must be the host's line count of `file` (a template). A JSONL

@@ -3,11 +3,67 @@
 //! capability, `env:` when the plugin names a variable its agent sets), the
 //! samples README and the GitHub workflow. Split from `init.rs`, which asks
 //! the plugin and writes the files; everything here is a pure function of
-//! the plugin's `Info` and the `Request`.
+//! the plugin's `Info` and the `Request`, which are defined here (and
+//! re-exported by `init`) so that this module names no other.
 
 use std::fmt::Write as _;
 
-use super::init::{Info, Request, event_type};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// What `init` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The plugin binary, absolute.
+    pub plugin: PathBuf,
+    /// The plugin as the user wrote it (shown in commands and the workflow).
+    pub plugin_shown: String,
+    /// The conformance directory to write.
+    pub dir: PathBuf,
+    /// Also write `.github/workflows/agent-conform.yml` (relative to the
+    /// current directory, the repository root).
+    pub github_workflow: bool,
+    /// Overwrite existing files.
+    pub force: bool,
+}
+
+/// The parts of a plugin's `info` the scaffold is made from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Info {
+    /// `info.name`.
+    pub name: String,
+    /// `info.protected_dirs`: the first one is the guess for what `detect` looks for.
+    pub protected_dirs: Vec<String>,
+    /// `info.hook_names`.
+    pub hook_names: Vec<String>,
+    /// The capabilities declared `true`.
+    pub capabilities: BTreeSet<String>,
+    /// Variables the agent sets for the plugin that the sandbox does not
+    /// (see `crate::verbs::init_env`): the scaffold sets them with `env:`.
+    pub env: Vec<String>,
+}
+
+/// The Event type (number and name) the guide's "Event Mapping Reference"
+/// gives a hook name, across the agents it lists. `pre-tool-use` and
+/// `post-tool-use` are left out: they map to subagent events only under a
+/// config-level matcher.
+pub fn event_type(hook: &str) -> Option<(u8, &'static str)> {
+    let found = match hook {
+        "session-start" => (1, "SessionStart"),
+        "user-prompt-submit"
+        | "before-agent"
+        | "before-submit-prompt"
+        | "turn-start"
+        | "user-prompt-submitted" => (2, "TurnStart"),
+        "stop" | "after-agent" | "turn-end" | "agent-stop" => (3, "TurnEnd"),
+        "pre-compress" | "pre-compact" | "compaction" => (4, "Compaction"),
+        "session-end" => (5, "SessionEnd"),
+        "pre-task" | "subagent-start" => (6, "SubagentStart"),
+        "post-task" | "subagent-stop" => (7, "SubagentEnd"),
+        _ => return None,
+    };
+    Some(found)
+}
 
 /// A name made safe for case ids and file names: lower-case ASCII letters,
 /// digits, `-` and `_`.
