@@ -63,12 +63,12 @@ pub fn detect(rel: &str, text: &str) -> Format {
 pub fn parse(format: Format, text: &str) -> Result<Value, String> {
     match format {
         Format::Json => serde_json::from_str(text).map_err(|e| e.to_string()),
-        Format::Jsonc => serde_json::from_str(&strip_jsonc(text)).map_err(|e| e.to_string()),
+        Format::Jsonc => parse_jsonc(text),
         Format::Toml => toml::from_str::<toml::Table>(text)
             .map_err(|e| one_line(&e.to_string()))
             .and_then(|table| serde_json::to_value(table).map_err(|e| e.to_string())),
         Format::Yaml => serde_saphyr::from_str::<Value>(text).map_err(|e| one_line(&e.to_string())),
-        Format::Ini => Ok(parse_ini(text)),
+        Format::Ini => parse_ini(text),
         Format::Text => Err("plain text has no structure".to_string()),
     }
 }
@@ -106,134 +106,42 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// JSON with comments made JSON: `//` and `/* */` comments become spaces
-/// (newlines kept), and a comma before `}` or `]` goes. Strings are copied
-/// as they are, escapes included.
-pub fn strip_jsonc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                out.push(c);
-                while let Some(s) = chars.next() {
-                    out.push(s);
-                    match s {
-                        '\\' => out.extend(chars.next()),
-                        '"' => break,
-                        _ => {}
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'/') => {
-                for s in chars.by_ref() {
-                    if s == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for s in chars.by_ref() {
-                    if s == '\n' {
-                        out.push('\n');
-                    }
-                    if last == '*' && s == '/' {
-                        break;
-                    }
-                    last = s;
-                }
-                out.push(' ');
-            }
-            _ => out.push(c),
-        }
-    }
-    drop_trailing_commas(&out)
+/// JSON with comments (`//`, `/* */`, trailing commas), read by dprint's
+/// `jsonc-parser`, the reader of VS Code-style settings files.
+pub fn parse_jsonc(text: &str) -> Result<Value, String> {
+    let options = jsonc_parser::ParseOptions::default();
+    let value: Option<Value> =
+        jsonc_parser::parse_to_serde_value(text, &options).map_err(|e| e.to_string())?;
+    Ok(value.unwrap_or(Value::Null))
 }
 
-/// Removes a `,` that only whitespace separates from a following `}` or `]`
-/// (outside strings).
-fn drop_trailing_commas(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                if let Some(next) = chars.get(i + 1) {
-                    out.push(*next);
-                    i += 1;
-                }
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if c == ',' {
-            let next = chars[i + 1..].iter().find(|n| !n.is_whitespace());
-            if !matches!(next, Some('}') | Some(']')) {
-                out.push(c);
-            }
-        } else {
-            out.push(c);
-        }
-        i += 1;
-    }
-    out
-}
-
-/// INI read as Python's `configparser` reads it: `[section]` headers,
-/// `key = value` or `key: value` (whichever separator comes first), keys
-/// in lower case, values trimmed, indented lines continuing the value
-/// before them, `#` and `;` lines comments. Keys before any section sit at
-/// the top level. Every value is a string.
-pub fn parse_ini(text: &str) -> Value {
+/// INI read as Python's `configparser` reads it, by the `configparser`
+/// crate that mirrors it: `[section]` headers, `key = value` or `key:
+/// value`, keys in lower case, values trimmed, indented lines continuing
+/// the value before them, `#` and `;` lines comments. Keys before any
+/// section sit at the top level; a key without a value is `""`. Every
+/// value is a string.
+pub fn parse_ini(text: &str) -> Result<Value, String> {
+    let mut defaults = configparser::ini::Ini::new().defaults();
+    defaults.multiline = true;
+    let top = defaults.default_section.clone();
+    let mut ini = configparser::ini::Ini::new_from_defaults(defaults);
+    let sections = ini.read(text.to_string())?;
     let mut root = Map::new();
-    let mut section: Option<String> = None;
-    let mut last: Option<String> = None;
-    for raw in text.lines() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
+    let mut named: Vec<_> = sections.into_iter().collect();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    for (section, keys) in named {
+        let table: Map<String, Value> = keys
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v.unwrap_or_default())))
+            .collect();
+        if section == top {
+            root.extend(table);
+        } else {
+            root.insert(section, Value::Object(table));
         }
-        let table = match &section {
-            Some(name) => root
-                .entry(name.clone())
-                .or_insert_with(|| Value::Object(Map::new()))
-                .as_object_mut(),
-            None => Some(&mut root),
-        };
-        let Some(table) = table else { continue };
-        if raw.starts_with([' ', '\t']) {
-            if let Some(Value::String(value)) = last.as_ref().and_then(|k| table.get_mut(k)) {
-                value.push('\n');
-                value.push_str(line);
-            }
-            continue;
-        }
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            section = Some(name.trim().to_string());
-            root.entry(name.trim().to_string())
-                .or_insert_with(|| Value::Object(Map::new()));
-            last = None;
-            continue;
-        }
-        let split = line.find(['=', ':']);
-        let (key, value) = match split {
-            Some(at) => (&line[..at], line[at + 1..].trim()),
-            None => (line, ""),
-        };
-        let key = key.trim().to_lowercase();
-        table.insert(key.clone(), Value::String(value.to_string()));
-        last = Some(key);
     }
-    Value::Object(root)
+    Ok(Value::Object(root))
 }
 
 /// A JSON object written as INI: its scalars first, then a section per
@@ -287,9 +195,9 @@ mod tests {
     }
 
     #[test]
-    fn strips_comments_and_trailing_commas_outside_strings() {
+    fn reads_comments_and_trailing_commas_outside_strings() {
         let text = "{\n  // a comment\n  \"a\": \"http://x//y\", /* block\n */ \"b\": [1, 2,],\n  \"c\": \"\\\"//\",\n}\n";
-        let value: Value = serde_json::from_str(&strip_jsonc(text)).expect("stripped JSON");
+        let value = parse_jsonc(text).expect("JSON with comments");
         assert_eq!(value, json!({"a": "http://x//y", "b": [1, 2], "c": "\"//"}));
     }
 
@@ -299,7 +207,9 @@ mod tests {
             "top = 1\n; comment\n[Core]\nModel = big\nurl: http://x=y\n  more\n# c\n[empty]\n";
         assert_eq!(
             parse_ini(text),
-            json!({"top": "1", "Core": {"model": "big", "url": "http://x=y\nmore"}, "empty": {}})
+            Ok(
+                json!({"top": "1", "core": {"model": "big", "url": "http://x=y\nmore"}, "empty": {}})
+            )
         );
     }
 
