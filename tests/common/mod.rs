@@ -114,35 +114,7 @@ pub fn fast_python_path() -> &'static str {
 
 /// Runs the harness with `--format json` on a plugin.
 pub fn run_json(plugin: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = harness();
-    cmd.env("PATH", fast_python_path());
-    cmd.arg("--format").arg("json").args(args);
-    // The sandboxes the run keeps (those of the cases that did not pass) go
-    // to a directory removed after the run (where sandboxes go by default:
-    // /dev/shm when roomy), not there for good: a test run makes hundreds of
-    // failing cases on purpose.
-    let sandboxes = tempfile::Builder::new()
-        .prefix("agent-conform-test-")
-        .tempdir_in(agent_conform::running::sandbox::default_base())
-        .expect("a sandbox directory");
-    if !args.contains(&"--sandbox-dir") {
-        cmd.arg("--sandbox-dir").arg(sandboxes.path());
-    }
-    cmd.arg(plugin);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("agent-conform runs");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "the JSON report does not parse ({e}); stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        report,
-    }
+    run_json_many(&[plugin.to_path_buf()], args, env)
 }
 
 /// Waits (up to a minute: a bound against a hung test, not a measurement)
@@ -165,11 +137,16 @@ pub fn dead(pid: i32) -> bool {
     }
 }
 
-/// Runs the harness with `--format json` on several plugins at once.
+/// Runs the harness with `--format json` on several plugins at once (one:
+/// [`run_json`]).
 pub fn run_json_many(plugins: &[PathBuf], args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = harness();
     cmd.env("PATH", fast_python_path());
     cmd.arg("--format").arg("json").args(args);
+    // The sandboxes the run keeps (those of the cases that did not pass) go
+    // to a directory removed after the run (where sandboxes go by default:
+    // /dev/shm when roomy), not there for good: a test run makes hundreds of
+    // failing cases on purpose.
     let sandboxes = tempfile::Builder::new()
         .prefix("agent-conform-test-")
         .tempdir_in(agent_conform::running::sandbox::default_base())
