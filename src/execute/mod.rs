@@ -369,7 +369,8 @@ fn strays(case: &Case, sandbox: &Sandbox) -> Option<StepReport> {
         "the plugin wrote outside its repository, HOME and TMPDIR: {}",
         list.join(", ")
     );
-    let mut report = action_report("sandbox check", vec![Finding::hard(reason)]);
+    let found = Finding::hard(reason).kind(crate::outcome::Kind::EscapedSandbox);
+    let mut report = action_report("sandbox check", vec![found]);
     reach::soften_provoked(case, &mut report);
     downgrade(case, &mut report);
     Some(report)

@@ -180,10 +180,7 @@ pub(super) fn soften_provoked(case: &Case, report: &mut StepReport) {
         return;
     }
     for finding in &mut report.findings {
-        let outside = finding
-            .message
-            .starts_with("the plugin tried to write outside")
-            || finding.message.starts_with("the plugin wrote outside");
+        let outside = finding.kind == crate::outcome::Kind::EscapedSandbox;
         if finding.hard && outside {
             finding.hard = false;
             finding.message = format!(

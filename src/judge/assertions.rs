@@ -49,6 +49,7 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
                         .unwrap_or_default();
                     Finding {
                         severity,
+                        kind: crate::outcome::Kind::Check,
                         hard: false,
                         message: format!("at {pointer}: {message}{because}"),
                         expected,
@@ -85,6 +86,7 @@ fn session_dir_claims(
                 .into_iter()
                 .map(move |claim| Finding {
                     severity: claim.severity.min(severity),
+                    kind: crate::outcome::Kind::Conflict,
                     hard: false,
                     message: format!("at {pointer}: {}", claim.message),
                     expected: None,

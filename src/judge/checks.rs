@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::host::answers;
 use crate::host::decoding::decode_host_json;
 use crate::host::invocation::OUTPUT_LIMIT;
+use crate::outcome::Kind;
 use crate::running::runner::{Outcome, Termination};
 use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
 use crate::suite::template::Template;
@@ -153,55 +154,76 @@ fn all_zero(value: &Value) -> bool {
 pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
     let mut findings = Vec::new();
     match &out.termination {
-        Termination::SpawnFailed(reason) => findings.push(Finding::hard(reason.clone())),
-        Termination::TimedOut => findings.push(Finding::hard(format!(
-            "timed out after {timeout_secs} s: the host kills a plugin at its deadline"
-        ))),
+        Termination::SpawnFailed(reason) => {
+            findings.push(Finding::hard(reason.clone()).kind(Kind::SpawnFailed))
+        }
+        Termination::TimedOut => findings.push(
+            Finding::hard(format!(
+                "timed out after {timeout_secs} s: the host kills a plugin at its deadline"
+            ))
+            .kind(Kind::Timeout),
+        ),
         Termination::Exited(_) => {}
     }
     if !out.blocked_writes.is_empty() {
-        findings.push(Finding::hard(crate::running::confine::blocked_message(
-            &out.blocked_writes,
-        )));
+        findings.push(
+            Finding::hard(crate::running::confine::blocked_message(
+                &out.blocked_writes,
+            ))
+            .kind(Kind::EscapedSandbox),
+        );
     }
     for (name, over) in [
         ("stdout", out.stdout_overflow),
         ("stderr", out.stderr_overflow),
     ] {
         if over {
-            findings.push(Finding::hard(format!(
-                "{name} went over the host's limit of {OUTPUT_LIMIT} bytes (10 MiB); \
+            findings.push(
+                Finding::hard(format!(
+                    "{name} went over the host's limit of {OUTPUT_LIMIT} bytes (10 MiB); \
                  the host fails such a call (\"output exceeded ... byte limit\")"
-            )));
+                ))
+                .kind(Kind::OutputFlood),
+            );
         }
     }
     if let Some(kind) = crash_trace(&out.stderr) {
-        findings.push(Finding::warning(format!(
-            "stderr holds a {kind}: the plugin crashed instead of reporting the problem; \
+        findings.push(
+            Finding::warning(format!(
+                "stderr holds a {kind}: the plugin crashed instead of reporting the problem; \
              the host shows stderr to the user, who needs one clear sentence"
-        )));
+            ))
+            .kind(Kind::Crashed),
+        );
     }
     if out.pipes_held_open {
-        findings.push(Finding::warning(
-            "a background process kept stdout or stderr open after the plugin exited",
-        ));
+        findings.push(
+            Finding::warning(
+                "a background process kept stdout or stderr open after the plugin exited",
+            )
+            .kind(Kind::PipesHeld),
+        );
     }
     if let Some(code) = out.exit_code() {
         if code != 0 && String::from_utf8_lossy(&out.stderr).trim().is_empty() {
             // The call fails in the host either way; silence only takes the
             // user's clue away: a warning.
-            findings.push(Finding::warning(format!(
-                "exited {code} with nothing on stderr: the host shows stderr to the user \
+            findings.push(
+                Finding::warning(format!(
+                    "exited {code} with nothing on stderr: the host shows stderr to the user \
                  as the error, so a silent failure leaves them nothing to act on"
-            )));
+                ))
+                .kind(Kind::SilentError),
+            );
         }
     } else if out.termination == Termination::Exited(None)
         && !out.stdout_overflow
         && !(out.oversize.is_some() && out.signal == Some(crate::running::machine::SIGXFSZ))
     {
-        findings.push(Finding::failure(
-            "was killed by a signal (it crashed, or was killed from outside)",
-        ));
+        findings.push(
+            Finding::failure("was killed by a signal (it crashed, or was killed from outside)")
+                .kind(Kind::Crashed),
+        );
     }
     machine_findings(out, &mut findings);
     findings
@@ -212,13 +234,16 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
 /// flood does; a process left running is a warning.
 fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
     if let Some(over) = &out.oversize {
-        findings.push(Finding::hard(over.message()));
+        findings.push(Finding::hard(over.message()).kind(Kind::DiskFlood));
     } else if out.signal == Some(crate::running::machine::SIGXFSZ) {
-        findings.push(Finding::hard(
-            "was killed by SIGXFSZ: it wrote past the file size limit agent-conform sets \
+        findings.push(
+            Finding::hard(
+                "was killed by SIGXFSZ: it wrote past the file size limit agent-conform sets \
              (--max-write), outside its sandbox; a plugin that fills the user's disk during \
              a hook breaks the machine the host runs on",
-        ));
+            )
+            .kind(Kind::DiskFlood),
+        );
     }
     for left in &out.lingering {
         let mut warning = Finding::warning(format!(
@@ -229,7 +254,7 @@ fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
             left.pid
         ));
         warning.hard = true;
-        findings.push(warning);
+        findings.push(warning.kind(Kind::LeftRunning));
     }
 }
 
@@ -356,6 +381,7 @@ fn as_the_host_decodes(
     for c in spoken {
         let finding = Finding {
             severity: c.severity,
+            kind: Kind::ZeroValue,
             hard: false,
             message: format!("at {}: {}", c.pointer, c.message),
             expected: None,

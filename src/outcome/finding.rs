@@ -3,11 +3,16 @@
 
 use crate::host::Severity;
 
+pub use super::kind::Kind;
+
 /// One problem found in a step.
 #[derive(Debug, Clone)]
 pub struct Finding {
     /// Failure, warning or note.
     pub severity: Severity,
+    /// What kind of finding it is: a stable code the reports carry and
+    /// decisions match on (never the message text).
+    pub kind: Kind,
     /// A failure whatever the case's severity: a hang, a flood, a plugin that
     /// cannot be started. The host breaks on these in every call.
     pub hard: bool,
@@ -24,6 +29,7 @@ impl Finding {
     pub fn failure(message: impl Into<String>) -> Finding {
         Finding {
             severity: Severity::Failure,
+            kind: Kind::Check,
             hard: false,
             message: message.into(),
             expected: None,
@@ -60,6 +66,12 @@ impl Finding {
             severity: Severity::Warning,
             ..Finding::failure(message)
         }
+    }
+
+    /// Sets the kind.
+    pub fn kind(mut self, kind: Kind) -> Finding {
+        self.kind = kind;
+        self
     }
 
     /// Prefixes the message with what was being checked.

@@ -2,8 +2,9 @@
 
 pub mod finding;
 pub mod kept;
+pub mod kind;
 pub mod repro;
 pub mod results;
 pub mod together;
 
-pub use finding::Finding;
+pub use finding::{Finding, Kind};

@@ -325,6 +325,7 @@ fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Er
     for f in list {
         seq.serialize_element(&serde_json::json!({
             "severity": f.severity,
+            "code": f.kind,
             "message": f.message,
             "expected": f.expected,
             "actual": f.actual,
