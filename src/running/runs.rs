@@ -3,9 +3,10 @@
 //! which a marker file ([`MARKER`]) declares the harness's. Nothing without
 //! that marker is ever removed.
 //!
-//! At start, a run removes the folders of earlier runs (of any plugin)
-//! beyond the newest [`KEEP_RUNS`] runs, itself included, and those older
-//! than [`MAX_AGE`]; a `--keep-temp` run's folder is never removed
+//! At start, a run removes the folders of earlier runs of the same plugin
+//! beyond that plugin's newest [`KEEP_RUNS`] runs, itself included, and
+//! those of any plugin older than [`MAX_AGE`] (24 hours): a run of one
+//! plugin never takes away the reproduce scripts of another's; a `--keep-temp` run's folder is never removed
 //! automatically, and `agent-conform clean` removes them all. A run holds a
 //! lock on its marker while it lasts, so that no other run removes a folder
 //! in use; a run that keeps nothing removes its own folder at its end.
@@ -24,7 +25,7 @@ pub const MARKER: &str = ".agent-conform-run";
 /// The marker's first line.
 const MAGIC: &str = "agent-conform run folder";
 
-/// Runs whose kept sandboxes stay, the newest first.
+/// Runs of one plugin whose kept sandboxes stay, the newest first.
 pub const KEEP_RUNS: usize = 5;
 
 /// Kept sandboxes older than this are removed whatever their rank.
@@ -184,6 +185,9 @@ struct Found {
     path: PathBuf,
     started_ms: u128,
     keep: bool,
+    /// The plugin the run was of (the marker's `plugin=` line; empty for
+    /// the markers of older versions, which then count as one plugin).
+    plugin: String,
 }
 
 /// The marked run folders under `base`, the newest first.
@@ -215,11 +219,13 @@ fn read_marker(path: &Path) -> Option<Found> {
         path: path.to_path_buf(),
         started_ms: 0,
         keep: false,
+        plugin: String::new(),
     };
     for line in lines {
         match line.split_once('=') {
             Some(("started_ms", v)) => found.started_ms = v.parse().unwrap_or(0),
             Some(("keep", v)) => found.keep = v == "true",
+            Some(("plugin", v)) => found.plugin = v.to_string(),
             _ => {}
         }
     }
@@ -258,19 +264,21 @@ fn size(dir: &Path) -> u64 {
         .sum()
 }
 
-/// At the start of a run: removes the folders under `base` of the runs
-/// beyond the newest [`KEEP_RUNS`] (running ones count, `--keep-temp` ones
-/// neither count nor go) and of those older than [`MAX_AGE`].
+/// At the start of a run: removes the folders under `base` of each
+/// plugin's runs beyond its newest [`KEEP_RUNS`] (running ones count,
+/// `--keep-temp` ones neither count nor go) and of those older than
+/// [`MAX_AGE`].
 pub fn prune(base: &Path) -> Removed {
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let mut removed = Removed::default();
-    let mut newer = 0;
+    let mut newer: std::collections::HashMap<String, usize> = Default::default();
     for run in found(base).into_iter().filter(|r| !r.keep) {
         let old = now_ms.saturating_sub(run.started_ms) > MAX_AGE.as_millis();
-        if newer < KEEP_RUNS && !old {
-            newer += 1;
+        let count = newer.entry(run.plugin.clone()).or_default();
+        if *count < KEEP_RUNS && !old {
+            *count += 1;
             continue;
         }
         remove(&run.path, &mut removed);
@@ -367,12 +375,17 @@ mod tests {
 
     /// A finished run's folder with a kept sandbox, started `ago` ms back.
     fn finished_run(base: &Path, name: &str, ago: u128, keep: bool) -> PathBuf {
+        finished_run_of(base, name, ago, keep, "/x/entire-agent-y")
+    }
+
+    /// [`finished_run`] of the plugin at `plugin`.
+    fn finished_run_of(base: &Path, name: &str, ago: u128, keep: bool, plugin: &str) -> PathBuf {
         let path = base.join(RUNS_DIR).join(name);
         fs::create_dir_all(path.join("agent-conform-case-x")).unwrap();
         fs::write(path.join("agent-conform-case-x/f"), b"12345").unwrap();
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
         let started = now.as_millis() - ago;
-        let text = format!("{MAGIC}\nstarted_ms={started}\nkeep={keep}\n");
+        let text = format!("{MAGIC}\nstarted_ms={started}\nkeep={keep}\nplugin={plugin}\n");
         fs::write(path.join(MARKER), text).unwrap();
         path
     }
@@ -409,5 +422,20 @@ mod tests {
             !path.exists(),
             "an empty run folder goes at the end of its run"
         );
+    }
+
+    #[test]
+    fn each_plugin_keeps_its_own_newest_runs() {
+        let base = tempfile::tempdir().unwrap();
+        let mine: Vec<PathBuf> = (0..3)
+            .map(|n| finished_run_of(base.path(), &format!("a-{n}"), 1000 * (10 - n), false, "/a"))
+            .collect();
+        // Another plugin's seven later runs do not push out the first's.
+        for n in 0..7 {
+            finished_run_of(base.path(), &format!("b-{n}"), 100 * (7 - n), false, "/b");
+        }
+        let removed = prune(base.path());
+        assert_eq!(removed.runs, 2, "{removed:?}");
+        assert!(mine.iter().all(|p| p.exists()));
     }
 }

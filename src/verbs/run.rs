@@ -171,7 +171,7 @@ pub(super) fn start_run_dir(
     let removed = crate::running::runs::prune(base);
     if removed.runs > 0 {
         eprintln!(
-            "agent-conform: {} (the newest {} runs of the last 24 hours stay; \
+            "agent-conform: {} (the newest {} runs of each plugin of the last 24 hours stay; \
              `agent-conform clean` removes them all)",
             removed.line(&base.join(crate::running::runs::RUNS_DIR)),
             crate::running::runs::KEEP_RUNS
