@@ -8,6 +8,7 @@ pub mod interrupt;
 pub mod machine;
 #[cfg(target_os = "linux")]
 pub(crate) mod polled;
+pub mod rerun;
 pub mod runner;
 pub mod runs;
 pub mod sandbox;

@@ -313,7 +313,7 @@ pub fn clean_all(bases: &[PathBuf]) -> Vec<(PathBuf, Removed)> {
 }
 
 /// A file-name-safe form of `name`, at most 40 characters.
-fn file_safe(name: &str) -> String {
+pub(crate) fn file_safe(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {

@@ -20,6 +20,7 @@ pub(super) fn run(
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len() * plugins.len());
     let reports = execute::many::run(plugins, suite, schemas, options, progress.as_ref());
     crate::running::interrupt::hold_if_interrupted();
+    reports.iter().for_each(super::run::remember);
     let members = execute::together::members(&reports);
     let settings = execute::together::Settings {
         timeout: options.timeout,

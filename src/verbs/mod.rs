@@ -251,6 +251,11 @@ struct RunArgs {
     #[arg(long, value_name = "PATTERN")]
     skip: Vec<String>,
 
+    /// Run only the cases that did not pass when they last ran against this
+    /// plugin (kept in the user's cache, per plugin).
+    #[arg(long)]
+    rerun_failed: bool,
+
     /// Also run the opt-in large-transcript cases (1, 10 and 60 MiB).
     #[arg(long)]
     large: bool,

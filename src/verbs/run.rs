@@ -26,6 +26,9 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
     }
     select(&mut suite, &args.only, &args.skip)?;
+    if args.rerun_failed && !select_failed(&mut suite, &plugins)? {
+        return Ok(ExitCode::SUCCESS);
+    }
     let base = args
         .sandbox_dir
         .clone()
@@ -80,7 +83,56 @@ fn run_one(
         Format::Human => print_stdout(&human(args).render(&report)),
         Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
     }
+    remember(&report);
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
+}
+
+/// `--rerun-failed`: keeps the cases (and the gate) that did not pass when
+/// they last ran against the one plugin given; `false` when there are none,
+/// said on stderr. No run on record is a usage error.
+fn select_failed(suite: &mut Suite, plugins: &[PathBuf]) -> Result<bool, UsageError> {
+    let [plugin] = plugins else {
+        return Err(UsageError::new(
+            "--rerun-failed takes one plugin",
+            "rerun each plugin's failures in a run of its own",
+        ));
+    };
+    let dir = crate::running::rerun::records_dir();
+    let Some(ids) = crate::running::rerun::not_passed(&dir, plugin) else {
+        return Err(UsageError::new(
+            format!("no earlier run of {} is on record", plugin.display()),
+            "run it once without --rerun-failed",
+        ));
+    };
+    suite.cases.retain(|c| c.gate || ids.contains(&c.id));
+    if suite.cases.iter().all(|c| c.gate) {
+        eprintln!(
+            "agent-conform: every case passed when it last ran against {}: nothing to rerun",
+            plugin.display()
+        );
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Records which cases of the run did not pass, for `--rerun-failed`; a
+/// record that cannot be written only costs the next rerun, so it is said
+/// and the run goes on.
+pub(super) fn remember(report: &crate::outcome::results::RunReport) {
+    use crate::outcome::results::CaseOutcome;
+    let ran = report.cases.iter().filter_map(|c| match &c.outcome {
+        CaseOutcome::Skipped(_) => None,
+        CaseOutcome::Passed | CaseOutcome::Note => Some((c.id.as_str(), true)),
+        _ => Some((c.id.as_str(), false)),
+    });
+    let dir = crate::running::rerun::records_dir();
+    if let Err(err) = crate::running::rerun::remember(&dir, &report.plugin, ran) {
+        eprintln!(
+            "agent-conform: note: could not record this run's failures in {} ({err}); \
+             --rerun-failed will not know them",
+            dir.display()
+        );
+    }
 }
 
 /// The human reporter the flags ask for.

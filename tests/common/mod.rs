@@ -154,6 +154,9 @@ pub fn run_json_many(plugins: &[PathBuf], args: &[&str], env: &[(&str, &str)]) -
     if !args.contains(&"--sandbox-dir") {
         cmd.arg("--sandbox-dir").arg(sandboxes.path());
     }
+    // The record of what did not pass (--rerun-failed) goes there too, not
+    // into the user's cache.
+    cmd.env("XDG_CACHE_HOME", sandboxes.path());
     cmd.args(plugins);
     for (k, v) in env {
         cmd.env(k, v);
