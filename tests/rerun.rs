@@ -13,7 +13,14 @@ fn run(cache: &Path, fault: Option<&str>, args: &[&str]) -> (i32, Vec<String>, S
     let sandboxes = tempfile::tempdir().expect("a sandbox directory");
     let mut cmd = harness();
     cmd.env("XDG_CACHE_HOME", cache)
-        .args(["--strict", "--format", "json", "--seed", "1", "--sandbox-dir"])
+        .args([
+            "--strict",
+            "--format",
+            "json",
+            "--seed",
+            "1",
+            "--sandbox-dir",
+        ])
         .arg(sandboxes.path())
         .args(args)
         .arg(reference());
@@ -48,8 +55,14 @@ fn reruns_what_failed_then_nothing() {
         &["--rerun-failed"],
     );
     assert_eq!(code, 1, "{stderr}");
-    assert!(again.contains(&"core.errors.max-size-zero".to_string()), "{again:?}");
-    assert!(again.len() < all.len() / 4, "only what failed reruns: {again:?}");
+    assert!(
+        again.contains(&"core.errors.max-size-zero".to_string()),
+        "{again:?}"
+    );
+    assert!(
+        again.len() < all.len() / 4,
+        "only what failed reruns: {again:?}"
+    );
 
     // Fixed: the rerun passes, and the next one has nothing to do.
     let (code, _, stderr) = run(cache.path(), None, &["--rerun-failed"]);

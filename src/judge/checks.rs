@@ -485,12 +485,15 @@ fn escape_utf16(c: char) -> String {
         .collect()
 }
 
-/// At most 2 KiB of output as text, for reports.
+/// The last 2 KiB at most of output as text, for reports.
 pub fn excerpt(bytes: &[u8]) -> String {
     const MAX: usize = 2048;
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]).into_owned();
-    if bytes.len() > MAX {
-        format!("{text}\n… ({} more bytes)", bytes.len() - MAX)
+    // The end of stderr: where an exception, a panic's message or the last
+    // error line is.
+    let start = bytes.len().saturating_sub(MAX);
+    let text = String::from_utf8_lossy(&bytes[start..]).into_owned();
+    if start > 0 {
+        format!("… ({start} earlier bytes)\n{text}")
     } else {
         text
     }

@@ -175,17 +175,23 @@ impl Human {
         let _ = writeln!(out, "{line}");
         if self.verbosity == Verbosity::Verbose {
             for step in &case.steps {
+                // The short command: the full one (directory, environment,
+                // stdin) is in the JSON report and the reproduce script.
                 let _ = writeln!(
                     out,
-                    "       {} exit {} in {:.1} ms, stdout {} B, stderr {} B\n         {}",
+                    "       {} exit {} in {:.1} ms, stdout {} B, stderr {} B{}",
                     step.name,
                     step.exit_code
                         .map_or(step.termination.clone(), |c| c.to_string()),
                     step.duration.as_secs_f64() * 1000.0,
                     step.stdout_bytes,
                     step.stderr_bytes,
-                    self.dim(&step.command)
+                    short_command(step)
+                        .map_or(String::new(), |c| format!("\n         {}", self.dim(&c)))
                 );
+                for line in stderr_lines(&step.stderr_excerpt, step.stderr_bytes) {
+                    let _ = writeln!(out, "         stderr: {}", self.dim(&line));
+                }
             }
             for call in &case.host_calls {
                 let _ = writeln!(out, "       `entire` stand-in called: {}", self.dim(call));
@@ -444,6 +450,20 @@ fn outcome_of(severity: Severity) -> CaseOutcome {
     }
 }
 
+/// `$ plugin <args>` of a step that made a call: what `-v` shows (the
+/// full command line is the JSON report's `command` and `reproduce.sh`).
+fn short_command(step: &StepReport) -> Option<String> {
+    if step.args.is_empty() {
+        return None;
+    }
+    let args: Vec<String> = step
+        .args
+        .iter()
+        .map(|a| crate::outcome::repro::quote(a))
+        .collect();
+    Some(format!("$ plugin {}", args.join(" ")))
+}
+
 /// The last invocation of the case before `step` that can be rerun, for a
 /// finding of a harness check (the user's data after an uninstall, say).
 fn before<'a>(case: &'a CaseReport, step: &StepReport) -> Option<&'a StepReport> {
@@ -554,8 +574,12 @@ mod tests {
         let text = "\n\u{1b}[31merror\u{1b}[0m: one\ntwo\n\nthree\nfour\nfive\n";
         let lines = stderr_lines(text, text.len());
         assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0], "error: one");
-        assert_eq!(lines[2], "three  … 2 more lines");
+        assert_eq!(lines[0], "… 2 earlier lines …  three");
+        assert_eq!(lines[2], "five");
+        let traceback =
+            "Traceback (most recent call last):\n  File \"x\", line 1\nKeyError: 'id'\n";
+        let shown = stderr_lines(traceback, traceback.len());
+        assert_eq!(shown.last().map(String::as_str), Some("KeyError: 'id'"));
         assert_eq!(stderr_lines("only\n", 5), ["only"]);
         assert!(stderr_lines("  \n", 3).is_empty());
     }

@@ -290,12 +290,14 @@ fn step_details(out: &mut String, step: &StepReport) {
     }
     if !step.stderr_excerpt.trim().is_empty() {
         let _ = writeln!(out, "  stderr:");
+        // The last lines: where the exception or the error is.
         let lines: Vec<&str> = step.stderr_excerpt.lines().collect();
-        for line in lines.iter().take(MAX_STDERR_LINES) {
-            let _ = writeln!(out, "    | {line}");
+        let earlier = lines.len().saturating_sub(MAX_STDERR_LINES);
+        if earlier > 0 {
+            let _ = writeln!(out, "    … ({earlier} earlier lines)");
         }
-        if lines.len() > MAX_STDERR_LINES {
-            let _ = writeln!(out, "    … ({} more lines)", lines.len() - MAX_STDERR_LINES);
+        for line in &lines[earlier..] {
+            let _ = writeln!(out, "    | {line}");
         }
     }
     if !step.command.is_empty() {

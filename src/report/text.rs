@@ -4,7 +4,6 @@
 //! line of a long value, and colour codes removed. Pure functions of their
 //! text; split from `human.rs`, which lays out the report.
 
-use std::fmt::Write as _;
 
 /// Lines of stderr shown per invocation.
 const MAX_STDERR_LINES: usize = 3;
@@ -18,30 +17,33 @@ const MAX_VALUE_CHARS: usize = 120;
 /// Combined length up to which expected and got share one line.
 const ONE_LINE: usize = 72;
 
-/// At most three lines of stderr (blank lines and terminal escapes
-/// dropped), the last saying how many more there are.
+/// At most the last three lines of stderr (blank lines and terminal
+/// escapes dropped): where the exception or the error is; the first says
+/// how many came before.
 pub fn stderr_lines(excerpt: &str, total_bytes: usize) -> Vec<String> {
+    let mut cut = excerpt.len() < total_bytes;
     let lines: Vec<String> = excerpt
         .lines()
         .map(plain)
         .filter(|l| !l.trim().is_empty())
+        .filter(|l| {
+            // The excerpt's own mark of what it left out (`… (N earlier bytes)`).
+            let mark = l.starts_with("… (") && l.ends_with(" earlier bytes)");
+            cut |= mark;
+            !mark
+        })
         .collect();
-    let mut shown: Vec<String> = lines
-        .iter()
-        .take(MAX_STDERR_LINES)
-        .map(|l| clip(l))
-        .collect();
-    let more = lines.len().saturating_sub(MAX_STDERR_LINES);
-    let cut = excerpt.len() < total_bytes;
-    if let Some(last) = shown.last_mut()
-        && (more > 0 || cut)
+    let earlier = lines.len().saturating_sub(MAX_STDERR_LINES);
+    let mut shown: Vec<String> = lines[earlier..].iter().map(|l| clip(l)).collect();
+    if let Some(first) = shown.first_mut()
+        && (earlier > 0 || cut)
     {
-        let more = if cut {
-            format!("{more}+")
+        let earlier = if cut {
+            format!("{earlier}+")
         } else {
-            more.to_string()
+            earlier.to_string()
         };
-        let _ = write!(last, "  … {more} more lines");
+        *first = format!("… {earlier} earlier lines …  {first}");
     }
     shown
 }
