@@ -52,9 +52,22 @@ impl Human {
                 self.case_line(&mut out, case);
             }
         }
-        for wanted in [CaseOutcome::Failed, CaseOutcome::Warning] {
-            for case in run.cases.iter().filter(|c| c.outcome == wanted) {
-                self.details(&mut out, case);
+        for case in run
+            .cases
+            .iter()
+            .filter(|c| c.outcome == CaseOutcome::Failed)
+        {
+            self.details(&mut out, case);
+        }
+        for (case, alike) in same_warnings(&run.cases) {
+            self.details(&mut out, case);
+            if !alike.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  the same warning in {} more cases: {}",
+                    alike.len(),
+                    alike.join(", ")
+                );
             }
         }
         self.notes(&mut out, run);
@@ -462,6 +475,35 @@ fn short_command(step: &StepReport) -> Option<String> {
         .map(|a| crate::outcome::repro::quote(a))
         .collect();
     Some(format!("$ plugin {}", args.join(" ")))
+}
+
+/// The warned cases, each with the later ones whose findings say exactly
+/// the same (one warning met by many cases, a traceback on every call say):
+/// a reader sees it once, with the list of the cases.
+fn same_warnings(cases: &[CaseReport]) -> Vec<(&CaseReport, Vec<&str>)> {
+    fn said(case: &CaseReport) -> Vec<(crate::outcome::Kind, Severity, &str)> {
+        let mut said: Vec<(crate::outcome::Kind, Severity, &str)> = case
+            .steps
+            .iter()
+            .flat_map(|s| &s.findings)
+            .map(|f| (f.kind, f.severity, f.message.as_str()))
+            .collect();
+        said.sort();
+        said.dedup();
+        said
+    }
+    let mut groups: Vec<(&CaseReport, Vec<&str>, Vec<_>)> = Vec::new();
+    for case in cases.iter().filter(|c| c.outcome == CaseOutcome::Warning) {
+        let key = said(case);
+        match groups
+            .iter_mut()
+            .find(|(_, _, k)| !key.is_empty() && *k == key)
+        {
+            Some((_, alike, _)) => alike.push(&case.id),
+            None => groups.push((case, Vec::new(), key)),
+        }
+    }
+    groups.into_iter().map(|(c, alike, _)| (c, alike)).collect()
 }
 
 /// The last invocation of the case before `step` that can be rerun, for a

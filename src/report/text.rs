@@ -4,7 +4,6 @@
 //! line of a long value, and colour codes removed. Pure functions of their
 //! text; split from `human.rs`, which lays out the report.
 
-
 /// Lines of stderr shown per invocation.
 const MAX_STDERR_LINES: usize = 3;
 
