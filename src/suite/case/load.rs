@@ -12,7 +12,7 @@ use serde_saphyr::Spanned;
 
 use super::recording::SessionSection;
 use super::validate::validate;
-use super::{Case, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize};
+use super::{Case, Check, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize};
 use crate::embedded;
 use crate::suite::fixtures::Fixtures;
 use crate::suite::schema::Schemas;
@@ -316,8 +316,7 @@ fn hold_own_events_to_the_host(case: &mut Case) {
         }
         step.expect.json.push(JsonAssert {
             pointer: "/session_ref".to_string(),
-            file_exists: Some(true),
-            schema: None,
+            check: Check::FileExists,
             when: Some(Condition {
                 pointer: "/type".to_string(),
                 equals: serde_json::json!(3),
@@ -326,7 +325,7 @@ fn hold_own_events_to_the_host(case: &mut Case) {
                 "the host reads the transcript at turn end and fails the hook when it is not there"
                     .to_string(),
             ),
-            ..JsonAssert::schema("", Severity::Failure, "")
+            severity: Some(Severity::Failure),
         });
     }
 }
