@@ -107,6 +107,20 @@ fn the_scaffold_of_init_validates() {
         .expect("a case file");
     let violations = schemas().violations(NAME, &yaml(&case_file.text));
     assert!(violations.is_empty(), "{violations:?}\n{}", case_file.text);
+    // Editors find the schema: the first line names the file written beside.
+    let first = case_file.text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "# yaml-language-server: $schema=case-file.schema.json"
+    );
+    let schema = files
+        .iter()
+        .find(|f| f.path == Path::new("conformance/case-file.schema.json"))
+        .expect("the schema is written beside the case file");
+    assert_eq!(
+        Some(schema.text.as_str()),
+        agent_conform::suite::schema::source(NAME)
+    );
 }
 
 /// The schema names what the code knows: a check added to [`Check`], a
