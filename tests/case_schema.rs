@@ -46,7 +46,10 @@ fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// the reference plugin's, and every `*-cases` directory of the test plugins.
 fn case_dirs() -> Vec<PathBuf> {
     let root = common::root();
-    let mut dirs = vec![root.join("cases"), root.join("reference-plugin/conformance")];
+    let mut dirs = vec![
+        root.join("cases"),
+        root.join("reference-plugin/conformance"),
+    ];
     let mut stack = vec![root.join("tests/plugins")];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("tests/plugins reads") {
@@ -146,10 +149,7 @@ fn the_schema_lists_the_checks_codes_and_capabilities_of_the_code() {
             .collect()
     };
     let codes: Vec<String> = Kind::ALL.iter().map(|k| k.code().to_string()).collect();
-    assert_eq!(
-        strings(&defs["allow"]["properties"]["code"]["enum"]),
-        codes
-    );
+    assert_eq!(strings(&defs["allow"]["properties"]["code"]["enum"]), codes);
     assert_eq!(strings(&defs["capability"]["enum"]), CAPABILITIES);
 }
 

@@ -99,7 +99,11 @@ fn session_dir_claims(
 
 type Mismatch = (String, Option<String>, Option<String>);
 
-fn check_value(ctx: &StepContext<'_>, check: &Check, value: Option<&Value>) -> Result<(), Mismatch> {
+fn check_value(
+    ctx: &StepContext<'_>,
+    check: &Check,
+    value: Option<&Value>,
+) -> Result<(), Mismatch> {
     let simple = |m: String| (m, None, None);
     let Some(value) = value else {
         return Err(simple("the value is missing".to_string()));

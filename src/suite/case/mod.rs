@@ -32,7 +32,7 @@ pub use crate::host::Severity;
 pub use crate::host::invocation::WorkTree;
 pub use crate::suite::fixtures::Fixtures;
 pub use assert::{Check, Condition, JsonAssert, JsonType};
-pub use load::{LoadError, Suite, load};
+pub use load::{Allow, LoadError, Suite, load};
 pub use recording::{RecordedHook, Recording};
 pub use validate::check_env;
 
