@@ -374,7 +374,7 @@ fn junit_of_a_run_failing_every_case() {
     assert!(!message.contains('\n'), "one line: {message:?}");
     assert_eq!(
         message,
-        "reassemble: stdout differs from the expected bytes: first difference at byte 12 (100% <sure> & \"so\")"
+        "reassemble: stdout differs from the expected bytes: first difference at byte 12 (100% <sure> & \"so\") [check]"
     );
     assert_eq!(failure.attribute("type"), Some("failed"));
     let body = failure.text().unwrap_or_default();

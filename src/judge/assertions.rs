@@ -8,7 +8,7 @@
 use base64::Engine;
 use serde_json::Value;
 
-use crate::suite::case::{JsonAssert, Severity};
+use crate::suite::case::{Check, JsonAssert, JsonType, Severity};
 use crate::suite::template::{Template, expand_json};
 
 use super::context::StepContext;
@@ -23,23 +23,24 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
         return Vec::new();
     }
     let severity = a.severity.unwrap_or(ctx.severity);
-    if a.own_session_dir == Some(true) {
-        return session_dir_claims(ctx, a, doc, severity);
-    }
-    if let Some(file) = &a.host_lines {
-        return super::positions::host_lines(
-            ctx.bindings,
-            file,
-            &a.pointer,
-            severity,
-            doc,
-            ctx.refusable,
-        );
+    match &a.check {
+        Check::OwnSessionDir => return session_dir_claims(ctx, a, doc, severity),
+        Check::HostLines(file) => {
+            return super::positions::host_lines(
+                ctx.bindings,
+                file,
+                &a.pointer,
+                severity,
+                doc,
+                ctx.refusable,
+            );
+        }
+        _ => {}
     }
     select(doc, &a.pointer)
         .into_iter()
         .filter_map(|(pointer, value)| {
-            check_value(ctx, a, value)
+            check_value(ctx, &a.check, value)
                 .err()
                 .map(|(message, expected, actual)| {
                     let because = a
@@ -100,7 +101,7 @@ type Mismatch = (String, Option<String>, Option<String>);
 
 fn check_value(
     ctx: &StepContext<'_>,
-    a: &JsonAssert,
+    check: &Check,
     value: Option<&Value>,
 ) -> Result<(), Mismatch> {
     let simple = |m: String| (m, None, None);
@@ -112,104 +113,103 @@ fn check_value(
             .and_then(|t| t.expand(ctx.bindings))
             .map_err(|e| simple(format!("cannot evaluate the case: {e}")))
     };
-    if let Some(want) = &a.equals {
-        let want = expand_json(want, ctx.bindings).map_err(simple)?;
-        if &want != value {
-            return Err((
-                "not the expected value".into(),
-                Some(pretty(&want)),
-                Some(pretty(value)),
-            ));
+    match check {
+        Check::Equals(want) => {
+            let want = expand_json(want, ctx.bindings).map_err(simple)?;
+            if &want != value {
+                return Err((
+                    "not the expected value".into(),
+                    Some(pretty(&want)),
+                    Some(pretty(value)),
+                ));
+            }
         }
-    }
-    if let Some(unwanted) = &a.not_equals {
-        let unwanted = expand_json(unwanted, ctx.bindings).map_err(simple)?;
-        if &unwanted == value {
-            return Err(simple(format!("must not be {unwanted}")));
+        Check::NotEquals(unwanted) => {
+            let unwanted = expand_json(unwanted, ctx.bindings).map_err(simple)?;
+            if &unwanted == value {
+                return Err(simple(format!("must not be {unwanted}")));
+            }
         }
-    }
-    if a.not_empty == Some(true) && is_empty(value) {
-        return Err(simple(format!("must not be empty, got {value}")));
-    }
-    if a.empty == Some(true) && !is_empty(value) {
-        return Err(simple(format!("must be empty, got {value}")));
-    }
-    if let Some(min) = a.min {
-        match value.as_i64() {
-            Some(n) if n >= min => {}
+        Check::NotEmpty if is_empty(value) => {
+            return Err(simple(format!("must not be empty, got {value}")));
+        }
+        Check::Empty if !is_empty(value) => {
+            return Err(simple(format!("must be empty, got {value}")));
+        }
+        Check::Min(min) => match value.as_i64() {
+            Some(n) if n >= *min => {}
             _ => {
                 return Err(simple(format!(
                     "must be a number of at least {min}, got {value}"
                 )));
             }
+        },
+        Check::Contains(needle) => {
+            let needle = expand(needle)?;
+            match value.as_str() {
+                Some(s) if s.contains(&needle) => {}
+                _ => return Err(simple(format!("{value} does not contain {needle:?}"))),
+            }
         }
-    }
-    if let Some(needle) = &a.contains {
-        let needle = expand(needle)?;
-        match value.as_str() {
-            Some(s) if s.contains(&needle) => {}
-            _ => return Err(simple(format!("{value} does not contain {needle:?}"))),
-        }
-    }
-    if let Some(t) = &a.json_type
-        && type_name(value) != t
-    {
-        return Err(simple(format!(
-            "must be of type {t}, got {}: {value}",
-            type_name(value)
-        )));
-    }
-    if let Some(dir) = &a.inside {
-        let dir = crate::suite::case::normalize(&expand(dir)?);
-        let inside = value
-            .as_str()
-            .map(crate::suite::case::normalize)
-            .is_some_and(|p| p.starts_with(&format!("{dir}/")));
-        if !inside {
-            return Err(simple(format!("{value} escapes the directory {dir}")));
-        }
-    }
-    if a.absolute_path == Some(true) {
-        match value.as_str() {
-            Some(s) if std::path::Path::new(s).is_absolute() => {}
-            _ => return Err(simple(format!("{value} is not an absolute path"))),
-        }
-    }
-    if let Some(max) = &a.base64_max_len {
-        let max: usize = expand(max)?
-            .parse()
-            .map_err(|_| simple(format!("base64_max_len {max:?} is not a number")))?;
-        let bytes = decode_b64(value).map_err(simple)?;
-        if bytes.len() > max {
+        Check::Type(t) if JsonType::of(value) != *t => {
             return Err(simple(format!(
-                "decodes to {} bytes, more than the maximum of {max}",
-                bytes.len()
+                "must be of type {}, got {}: {value}",
+                t.name(),
+                JsonType::of(value).name()
             )));
         }
-    }
-    if a.file_exists == Some(true) {
-        match value.as_str() {
+        Check::Inside(dir) => {
+            let dir = crate::suite::case::normalize(&expand(dir)?);
+            let inside = value
+                .as_str()
+                .map(crate::suite::case::normalize)
+                .is_some_and(|p| p.starts_with(&format!("{dir}/")));
+            if !inside {
+                return Err(simple(format!("{value} escapes the directory {dir}")));
+            }
+        }
+        Check::AbsolutePath => match value.as_str() {
+            Some(s) if std::path::Path::new(s).is_absolute() => {}
+            _ => return Err(simple(format!("{value} is not an absolute path"))),
+        },
+        Check::Base64MaxLen(max) => {
+            let max: usize = expand(max)?
+                .parse()
+                .map_err(|_| simple(format!("base64_max_len {max:?} is not a number")))?;
+            let bytes = decode_b64(value).map_err(simple)?;
+            if bytes.len() > max {
+                return Err(simple(format!(
+                    "decodes to {} bytes, more than the maximum of {max}",
+                    bytes.len()
+                )));
+            }
+        }
+        Check::FileExists => match value.as_str() {
             Some(path) if std::path::Path::new(path).is_file() => {}
             _ => return Err(simple(format!("{value} is not an existing file"))),
+        },
+        Check::Schema(name) => {
+            let violations = ctx.schemas.violations(name, value);
+            if let Some(first) = violations.first() {
+                return Err((
+                    format!("does not match schema {name}: {first}"),
+                    Some(format!("schemas/{name}.json")),
+                    Some(format!("{}\n\n{}", violations.join("\n"), pretty(value))),
+                ));
+            }
         }
-    }
-    if let Some(name) = &a.schema {
-        let violations = ctx.schemas.violations(name, value);
-        if let Some(first) = violations.first() {
-            return Err((
-                format!("does not match schema {name}: {first}"),
-                Some(format!("schemas/{name}.json")),
-                Some(format!("{}\n\n{}", violations.join("\n"), pretty(value))),
-            ));
+        Check::Base64Equals(source) => {
+            let want = (ctx.resolve)(source)
+                .map_err(|e| simple(format!("cannot evaluate the case: {e}")))?;
+            let got = decode_b64(value).map_err(simple)?;
+            if let Some(f) = compare_bytes("the decoded bytes", &want, &got) {
+                return Err((f.message, f.expected, f.actual));
+            }
         }
-    }
-    if let Some(source) = &a.base64_equals {
-        let want =
-            (ctx.resolve)(source).map_err(|e| simple(format!("cannot evaluate the case: {e}")))?;
-        let got = decode_b64(value).map_err(simple)?;
-        if let Some(f) = compare_bytes("the decoded bytes", &want, &got) {
-            return Err((f.message, f.expected, f.actual));
-        }
+        // Held: the checks that did not match a guard above.
+        Check::NotEmpty | Check::Empty | Check::Type(_) => {}
+        // Judged over the whole document by `check_assert`.
+        Check::OwnSessionDir | Check::HostLines(_) => {}
     }
     Ok(())
 }
@@ -230,16 +230,5 @@ fn is_empty(value: &Value) -> bool {
         Value::Array(a) => a.is_empty(),
         Value::Object(o) => o.is_empty(),
         _ => false,
-    }
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }

@@ -1,6 +1,7 @@
 //! The judgement: what an invocation's answer is worth against a step's
 //! expectations and the host's rules.
 
+pub mod allow;
 mod assertions;
 pub mod checks;
 mod context;

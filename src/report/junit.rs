@@ -5,8 +5,10 @@
 //! `transcript_analyzer`, ...), one `<testcase>` per case (classname = the
 //! capability, name = the case id, time = the case's wall time).
 //!
-//! - A failed case has a `<failure>` whose `message` is one line and whose
-//!   body holds every finding with what was expected and what came back (a
+//! - A failed case has a `<failure>` whose `message` is one line ending in
+//!   the code of the finding that decided it (`[timeout]`, as `--allow`
+//!   takes it) and whose body holds every finding with its code, what was
+//!   expected and what came back (a
 //!   unified diff for multi-line text), the stderr excerpt and the command that
 //!   reproduces the step.
 //! - A skipped case (capability not declared) and a case not run (the gate
@@ -203,7 +205,7 @@ fn test_case(case: &CaseReport, strict: bool) -> TestCase {
         CaseOutcome::Failed | CaseOutcome::Warning => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status
-                .set_message(one_line(case))
+                .set_message(with_code(case))
                 .set_type(case.outcome.label())
                 .set_description(details(case));
             status
@@ -246,6 +248,15 @@ pub(crate) fn one_line(case: &CaseReport) -> String {
     truncate(&line)
 }
 
+/// The one-line message of a failure, ending in the code of the finding
+/// that decided it (`... [timeout]`), which `--allow` takes.
+fn with_code(case: &CaseReport) -> String {
+    match case.first_finding() {
+        Some((_, f)) => format!("{} [{}]", one_line(case), f.kind.code()),
+        None => one_line(case),
+    }
+}
+
 /// Line breaks and runs of blanks become one space.
 fn flatten(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -283,7 +294,13 @@ fn step_details(out: &mut String, step: &StepReport) {
         let _ = writeln!(out, "step {:?} ({}):", step.name, step.args.join(" "));
     }
     for f in &step.findings {
-        let _ = writeln!(out, "  {}: {}", f.severity.label(), f.message);
+        let _ = writeln!(
+            out,
+            "  {}: {} [{}]",
+            f.severity.label(),
+            f.message,
+            f.kind.code()
+        );
         for line in expected_actual(f, MAX_DIFF_LINES) {
             let _ = writeln!(out, "    {line}");
         }

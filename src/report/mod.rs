@@ -105,34 +105,25 @@ pub fn explain(case: &Case) -> String {
 }
 
 fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {
-    let check = if let Some(v) = &a.equals {
-        format!("equals {v}")
-    } else if let Some(v) = &a.not_equals {
-        format!("differs from {v}")
-    } else if a.not_empty.is_some() {
-        "not empty".to_string()
-    } else if let Some(v) = &a.contains {
-        format!("contains {v:?}")
-    } else if let Some(t) = &a.json_type {
-        format!("is of type {t}")
-    } else if a.absolute_path.is_some() {
-        "is an absolute path".to_string()
-    } else if let Some(m) = &a.base64_max_len {
-        format!("decodes to at most {m} bytes")
-    } else if a.file_exists.is_some() {
-        "names an existing file".to_string()
-    } else if a.own_session_dir.is_some() {
-        "is a session directory of the plugin's own (the host's owner lookup)".to_string()
-    } else if let Some(name) = &a.schema {
-        format!("matches schema {name}")
-    } else if a.empty.is_some() {
-        "is empty".to_string()
-    } else if let Some(min) = a.min {
-        format!("is at least {min}")
-    } else if let Some(dir) = &a.inside {
-        format!("stays inside {dir}")
-    } else {
-        "decodes to the expected bytes".to_string()
+    use crate::suite::case::Check;
+    let check = match &a.check {
+        Check::Equals(v) => format!("equals {v}"),
+        Check::NotEquals(v) => format!("differs from {v}"),
+        Check::NotEmpty => "not empty".to_string(),
+        Check::Contains(v) => format!("contains {v:?}"),
+        Check::Type(t) => format!("is of type {}", t.name()),
+        Check::AbsolutePath => "is an absolute path".to_string(),
+        Check::Base64MaxLen(m) => format!("decodes to at most {m} bytes"),
+        Check::FileExists => "names an existing file".to_string(),
+        Check::OwnSessionDir => {
+            "is a session directory of the plugin's own (the host's owner lookup)".to_string()
+        }
+        Check::Schema(name) => format!("matches schema {name}"),
+        Check::Empty => "is empty".to_string(),
+        Check::Min(min) => format!("is at least {min}"),
+        Check::Inside(dir) => format!("stays inside {dir}"),
+        Check::Base64Equals(_) => "decodes to the expected bytes".to_string(),
+        Check::HostLines(file) => format!("is the host's line count of {file}"),
     };
     let check = match a.severity {
         Some(severity) => format!("{check} [{}]", severity.label()),

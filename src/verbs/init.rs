@@ -4,7 +4,8 @@
 //! The scaffold is one case file that loads and runs as is (detect present
 //! and absent, a native-payload `parse-hook` case per name in `hook_names`),
 //! commented templates for each declared transcript capability, a
-//! `samples/README.md` saying which sample transcripts to add, and, with
+//! `samples/README.md` saying which sample transcripts to add, the JSON
+//! Schema of case files that the case file names for editors, and, with
 //! `--ci github`, a workflow that runs the action. Every guess is marked
 //! `TODO` so that an author can find what to replace. No file is overwritten
 //! without `--force`.
@@ -21,7 +22,7 @@ use crate::running::sandbox::{self, Sandbox};
 use crate::verbs::usage::UsageError;
 
 pub use super::init_text::{Info, Request, event_type};
-use super::init_text::{case_file, samples_readme, slug, workflow};
+use super::init_text::{SCHEMA_FILE, case_file, samples_readme, slug, workflow};
 
 /// One file of the scaffold: where, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,6 +137,12 @@ pub fn scaffold(info: &Info, request: &Request) -> Vec<File> {
         File {
             path: request.dir.join(format!("{}.yaml", slug(&info.name))),
             text: case_file(info, request),
+        },
+        File {
+            path: request.dir.join(SCHEMA_FILE),
+            text: crate::suite::schema::source("case-file")
+                .unwrap_or_default()
+                .to_string(),
         },
         File {
             path: request.dir.join("samples").join("README.md"),

@@ -1,7 +1,8 @@
 //! The texts `agent-conform init` writes: the case file (detect, a
 //! `parse-hook` case per hook name, commented templates per declared
-//! capability, `env:` when the plugin names a variable its agent sets), the
-//! samples README and the GitHub workflow. Split from `init.rs`, which asks
+//! capability, `env:` when the plugin names a variable its agent sets, the
+//! case-file schema named for editors), the samples README and the GitHub
+//! workflow. Split from `init.rs`, which asks
 //! the plugin and writes the files; everything here is a pure function of
 //! the plugin's `Info` and the `Request`, which are defined here (and
 //! re-exported by `init`) so that this module names no other.
@@ -90,10 +91,17 @@ fn quoted(text: &str) -> String {
     serde_json::Value::String(text.to_string()).to_string()
 }
 
-/// The header of the case file: how to run it and what to replace.
+/// The file beside the case file that holds the JSON Schema of case files
+/// (`agent-conform schema case-file`), which the case file's first line
+/// names for editors (the YAML language server's modeline).
+pub(super) const SCHEMA_FILE: &str = "case-file.schema.json";
+
+/// The header of the case file: the schema for editors, how to run it and
+/// what to replace.
 fn header(info: &Info, request: &Request) -> String {
     format!(
         "\
+# yaml-language-server: $schema={SCHEMA_FILE}
 # Conformance cases of {name}, scaffolded by `agent-conform init` from its
 # `info`: the part of conformance no generic case can know. Run them with the
 # embedded suite:
@@ -105,6 +113,10 @@ fn header(info: &Info, request: &Request) -> String {
 # plugin declares, to fill in and uncomment once samples/ holds a transcript.
 # README \"Writing a case\" of agent-conform describes every key. Paths in
 # `path:` sources and in `transcripts:` are relative to this file.
+# Editors with the YAML language server (VS Code's YAML extension, Neovim,
+# Helix, Zed) complete and check every key from {SCHEMA_FILE}, named on the
+# first line; after upgrading agent-conform, refresh it with
+#   agent-conform schema case-file > {dir}/{SCHEMA_FILE}
 
 # Real payloads and transcripts beat guesses: record a session of your agent
 # once, and the suite replays it (its payloads, transcripts and events) in CI:

@@ -16,9 +16,13 @@ pub(super) fn run(
     suite: &Suite,
     schemas: &Schemas,
     options: &Options,
+    allowed: &[crate::judge::allow::Allowance],
 ) -> Result<ExitCode, UsageError> {
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len() * plugins.len());
-    let reports = execute::many::run(plugins, suite, schemas, options, progress.as_ref());
+    let mut reports = execute::many::run(plugins, suite, schemas, options, progress.as_ref());
+    for report in &mut reports {
+        crate::judge::allow::apply(&mut report.cases, allowed);
+    }
     crate::running::interrupt::hold_if_interrupted();
     reports.iter().for_each(super::run::remember);
     let members = execute::together::members(&reports);

@@ -279,6 +279,12 @@ struct RunArgs {
     #[arg(long)]
     no_confine: bool,
 
+    /// Turn every finding of this code (the JSON report's "code": timeout,
+    /// crashed, foreign-format, ...) into a note that says so; repeatable. A
+    /// plugin's own case file does the same with `allow: [{code, reason}]`.
+    #[arg(long, value_name = "CODE")]
+    allow: Vec<String>,
+
     /// Also write a JUnit XML report to PATH (for CI test reporters).
     #[arg(long, value_name = "PATH")]
     junit: Option<PathBuf>,

@@ -3,6 +3,8 @@
 //! run itself, and its reports (human or JSON on stdout, JUnit, GitHub).
 
 use super::*;
+use crate::judge::allow::{Allowance, By};
+use crate::outcome::Kind;
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     let plugins = check_plugins(&args.plugins)?;
@@ -29,6 +31,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     if args.rerun_failed && !select_failed(&mut suite, &plugins)? {
         return Ok(ExitCode::SUCCESS);
     }
+    let allowed = allowances(&args.allow, &suite)?;
     let base = args
         .sandbox_dir
         .clone()
@@ -54,9 +57,9 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             << 20,
     };
     let code = if plugins.len() == 1 {
-        run_one(&args, &plugins[0], &suite, &schemas, &options)?
+        run_one(&args, &plugins[0], &suite, &schemas, &options, &allowed)?
     } else {
-        super::many::run(&args, &plugins, &suite, &schemas, &options)?
+        super::many::run(&args, &plugins, &suite, &schemas, &options, &allowed)?
     };
     drop(run_dir);
     Ok(code)
@@ -69,9 +72,11 @@ fn run_one(
     suite: &Suite,
     schemas: &Schemas,
     options: &Options,
+    allowed: &[Allowance],
 ) -> Result<ExitCode, UsageError> {
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
-    let report = execute::run(plugin, suite, schemas, options, progress.as_ref());
+    let mut report = execute::run(plugin, suite, schemas, options, progress.as_ref());
+    crate::judge::allow::apply(&mut report.cases, allowed);
     // An interrupted run ends where it is stopped, not with a report made
     // of the calls the interruption cut short.
     crate::running::interrupt::hold_if_interrupted();
@@ -133,6 +138,40 @@ pub(super) fn remember(report: &crate::outcome::results::RunReport) {
             dir.display()
         );
     }
+}
+
+/// The kinds of finding the run allows: `--allow` codes first, then the
+/// case files' `allow:` (the first allowance of a kind says why). An
+/// unknown code is a usage error that lists the codes.
+pub(super) fn allowances(flags: &[String], suite: &Suite) -> Result<Vec<Allowance>, UsageError> {
+    let kind = |code: &str, given: String| {
+        Kind::from_code(code.trim()).ok_or_else(|| {
+            let codes: Vec<&str> = Kind::ALL.iter().map(|k| k.code()).collect();
+            UsageError::new(
+                format!("{given} is not a finding code"),
+                format!(
+                    "the codes (the JSON report's \"code\"): {}",
+                    codes.join(", ")
+                ),
+            )
+        })
+    };
+    let from_flags = flags.iter().map(|code| {
+        Ok(Allowance {
+            kind: kind(code, format!("--allow {code:?}"))?,
+            by: By::Flag,
+        })
+    });
+    let from_files = suite.allow.iter().map(|entry| {
+        Ok(Allowance {
+            kind: kind(
+                &entry.code,
+                format!("{}: allow: {:?}", entry.at, entry.code),
+            )?,
+            by: By::CaseFile(entry.reason.clone()),
+        })
+    });
+    from_flags.chain(from_files).collect()
 }
 
 /// The human reporter the flags ask for.

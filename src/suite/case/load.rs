@@ -12,7 +12,9 @@ use serde_saphyr::Spanned;
 
 use super::recording::SessionSection;
 use super::validate::validate;
-use super::{Case, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize};
+use super::{
+    Case, Check, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize,
+};
 use crate::embedded;
 use crate::suite::fixtures::Fixtures;
 use crate::suite::schema::Schemas;
@@ -40,8 +42,33 @@ struct CaseFile {
     /// environment (see [`Case::env`]).
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Finding codes this plugin is allowed (see [`Allow`]).
+    #[serde(default)]
+    allow: Vec<Spanned<AllowEntry>>,
     #[serde(default)]
     cases: Vec<Spanned<Case>>,
+}
+
+/// One entry of `allow:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowEntry {
+    code: String,
+    reason: String,
+}
+
+/// A finding code a plugin's own case file allows (`allow: [{code, reason}]`
+/// at the top of the file): its findings of that code become notes for the
+/// plugin's run, saying the reason. The code is checked against the finding
+/// kinds where the run starts (`verbs::run`); the suite knows no kinds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allow {
+    /// The finding code (the JSON report's `"code"`).
+    pub code: String,
+    /// Why the plugin may have such findings; shown with each one.
+    pub reason: String,
+    /// Where it is written: `file:line`.
+    pub at: String,
 }
 
 /// The loaded suite.
@@ -60,6 +87,8 @@ pub struct Suite {
     /// Variables set for every invocation (`env:` at the top of a case
     /// file): name to template.
     pub env: BTreeMap<String, String>,
+    /// The finding codes the plugin's own case files allow (`allow:`).
+    pub allow: Vec<Allow>,
 }
 
 /// A case file that cannot be used: file, line and reason.
@@ -104,10 +133,18 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
     let mut recording: Option<Recording> = None;
     let mut own_files = Vec::new();
     let mut env = BTreeMap::new();
+    let mut allow = Vec::new();
     for (n, (display, text)) in files.into_iter().enumerate() {
-        let (mut file_cases, transcripts, session, own, file_env) =
-            parse_file(&display, &text, n < embedded_files)?;
+        let Parsed {
+            cases: mut file_cases,
+            transcripts,
+            session,
+            own_files: own,
+            env: file_env,
+            allow: file_allow,
+        } = parse_file(&display, &text, n < embedded_files)?;
         own_files.extend(own);
+        allow.extend(file_allow);
         merge_env(&mut env, file_env, &display)?;
         if let Some(session) = session {
             recording = Some(load_recording(
@@ -161,6 +198,7 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
         recording,
         own_files,
         env,
+        allow,
     })
 }
 
@@ -316,8 +354,7 @@ fn hold_own_events_to_the_host(case: &mut Case) {
         }
         step.expect.json.push(JsonAssert {
             pointer: "/session_ref".to_string(),
-            file_exists: Some(true),
-            schema: None,
+            check: Check::FileExists,
             when: Some(Condition {
                 pointer: "/type".to_string(),
                 equals: serde_json::json!(3),
@@ -326,20 +363,22 @@ fn hold_own_events_to_the_host(case: &mut Case) {
                 "the host reads the transcript at turn end and fails the hook when it is not there"
                     .to_string(),
             ),
-            ..JsonAssert::schema("", Severity::Failure, "")
+            severity: Some(Severity::Failure),
         });
     }
 }
 
 /// What one case file holds: its cases, its sample transcripts, its
-/// recorded session, the plugin's own files and its variables.
-type Parsed = (
-    Vec<Case>,
-    Vec<String>,
-    Option<SessionSection>,
-    Vec<String>,
-    BTreeMap<String, String>,
-);
+/// recorded session, the plugin's own files, its variables and the finding
+/// codes it allows.
+struct Parsed {
+    cases: Vec<Case>,
+    transcripts: Vec<String>,
+    session: Option<SessionSection>,
+    own_files: Vec<String>,
+    env: BTreeMap<String, String>,
+    allow: Vec<Allow>,
+}
 
 fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LoadError {
@@ -370,7 +409,50 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
             per_work_tree(case)
         })
         .collect();
-    Ok((cases, transcripts, file.session, file.own_files, file.env))
+    let allow = allowed(display, file.allow, embedded)?;
+    Ok(Parsed {
+        cases,
+        transcripts,
+        session: file.session,
+        own_files: file.own_files,
+        env: file.env,
+        allow,
+    })
+}
+
+/// A file's `allow:` entries, each with a reason; the embedded suite allows
+/// nothing (it is every plugin's).
+fn allowed(
+    display: &str,
+    entries: Vec<Spanned<AllowEntry>>,
+    embedded: bool,
+) -> Result<Vec<Allow>, LoadError> {
+    entries
+        .into_iter()
+        .map(|spanned| {
+            let line = spanned.referenced.line();
+            let fail = |reason: &str| LoadError {
+                file: display.to_string(),
+                line: Some(line),
+                reason: reason.to_string(),
+            };
+            if embedded {
+                return Err(fail("allow: is for a plugin's own case files"));
+            }
+            let entry = spanned.value;
+            if entry.reason.trim().is_empty() {
+                return Err(fail(&format!(
+                    "allow: {}: the reason is empty; say why this plugin may have such findings",
+                    entry.code
+                )));
+            }
+            Ok(Allow {
+                code: entry.code,
+                reason: entry.reason.trim().to_string(),
+                at: format!("{display}:{line}"),
+            })
+        })
+        .collect()
 }
 
 /// One case per work tree of its `work_trees:` (none listed: the case as

@@ -6,15 +6,17 @@
 //! arguments and stdin and states what must come back. The runner is generic;
 //! new checks are new YAML. See README.md, "Writing a case", for the format.
 //!
-//! The module is three files with one job each: this one is the model (what
-//! a case may say); `load` reads the embedded suite and `--cases`
-//! directories into it; `validate` refuses what serde alone cannot (unknown
+//! The module is five files with one job each: this one is the model (what
+//! a case may say); `assert` its JSON assertions (one check each, an enum);
+//! `recording` a recorded session; `load` reads the embedded suite and
+//! `--cases` directories into it; `validate` refuses what serde alone cannot (unknown
 //! schemas, bad placeholders, references to later steps). Imports go one way:
 //! the case model uses [`crate::suite::template`], never the reverse.
 //!
 //! Over 500 lines: the case model is one serde type tree, documented field
 //! by field (the documentation is most of it).
 
+mod assert;
 mod load;
 mod recording;
 mod validate;
@@ -29,7 +31,8 @@ use serde_saphyr::Spanned;
 pub use crate::host::Severity;
 pub use crate::host::invocation::WorkTree;
 pub use crate::suite::fixtures::Fixtures;
-pub use load::{LoadError, Suite, load};
+pub use assert::{Check, Condition, JsonAssert, JsonType};
+pub use load::{Allow, LoadError, Suite, load};
 pub use recording::{RecordedHook, Recording};
 pub use validate::check_env;
 
@@ -245,7 +248,7 @@ pub struct FileSetup {
 }
 
 /// Bytes from somewhere: stdin, a file's content, an expected stdout.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Source {
     /// Text with placeholders.
@@ -492,118 +495,10 @@ pub enum RefusalOutcome {
     Note,
 }
 
-/// One assertion on a value of the stdout JSON.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JsonAssert {
-    /// JSON pointer; a `*` segment means every element of an array.
-    pub pointer: String,
-    /// The value must equal this (strings take placeholders).
-    #[serde(default, deserialize_with = "present")]
-    pub equals: Option<Value>,
-    /// The value must not equal this.
-    #[serde(default, deserialize_with = "present")]
-    pub not_equals: Option<Value>,
-    /// The value must be a non-empty string or array.
-    #[serde(default)]
-    pub not_empty: Option<bool>,
-    /// The value must be null, an empty string, array or object.
-    #[serde(default)]
-    pub empty: Option<bool>,
-    /// The number must be at least this.
-    #[serde(default)]
-    pub min: Option<i64>,
-    /// The string must contain this text (a template).
-    #[serde(default)]
-    pub contains: Option<String>,
-    /// The value must have this JSON type (string, array, object, ...).
-    #[serde(rename = "type", default)]
-    pub json_type: Option<String>,
-    /// The string must be an absolute path.
-    #[serde(default)]
-    pub absolute_path: Option<bool>,
-    /// The string must be a path inside this directory (a template), after
-    /// resolving `.` and `..` lexically.
-    #[serde(default)]
-    pub inside: Option<String>,
-    /// The base64 string must decode to at most this many bytes (a template).
-    #[serde(default)]
-    pub base64_max_len: Option<String>,
-    /// The base64 string must decode to exactly these bytes.
-    #[serde(default)]
-    pub base64_equals: Option<Source>,
-    /// The value must match this schema of `schemas/` (with the assertion's
-    /// severity: the host's rules as failures, the guide's as warnings).
-    #[serde(default)]
-    pub schema: Option<String>,
-    /// The string must name an existing file (a TurnEnd's session_ref: the
-    /// host reads it at once).
-    #[serde(default)]
-    pub file_exists: Option<bool>,
-    /// The string must be a session directory of the plugin's own: the
-    /// host's owner lookup gives it no other agent's transcripts
-    /// (`host::ownership`; each finding has the host's weight, capped by the
-    /// assertion's severity).
-    #[serde(default)]
-    pub own_session_dir: Option<bool>,
-    /// The number must be the host's line count of this transcript file (a
-    /// template, usually `{{transcript}}`): a failure for a JSONL
-    /// transcript, a note for one JSON document
-    /// ([`crate::host::positions::judge`]).
-    #[serde(default)]
-    pub host_lines: Option<String>,
-    /// Only check when this other value of the same document matches.
-    #[serde(default)]
-    pub when: Option<Condition>,
-    /// Overrides the case's severity for this assertion.
-    #[serde(default)]
-    pub severity: Option<Severity>,
-    /// Why, shown with a failure of this assertion.
-    #[serde(default)]
-    pub because: Option<String>,
-}
-
-impl JsonAssert {
-    /// "The whole stdout matches `schema`", at `severity`.
-    pub fn schema(schema: &str, severity: Severity, because: &str) -> JsonAssert {
-        JsonAssert {
-            pointer: String::new(),
-            equals: None,
-            not_equals: None,
-            not_empty: None,
-            empty: None,
-            min: None,
-            contains: None,
-            json_type: None,
-            absolute_path: None,
-            inside: None,
-            base64_max_len: None,
-            base64_equals: None,
-            schema: Some(schema.to_string()),
-            file_exists: None,
-            own_session_dir: None,
-            host_lines: None,
-            when: None,
-            severity: Some(severity),
-            because: Some(because.to_string()),
-        }
-    }
-}
-
-/// Keeps an explicit `null` as `Some(Value::Null)`: `equals: null` is a
-/// check, not an absent key.
+/// Keeps an explicit `null` as `Some(Value::Null)`: a recorded `event:
+/// null` is an answer (no event), not an absent key.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
-}
-
-/// A precondition of an assertion.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Condition {
-    /// JSON pointer in the same document.
-    pub pointer: String,
-    /// The value it must have for the assertion to apply.
-    pub equals: Value,
 }
 
 impl Case {
@@ -632,7 +527,7 @@ impl Case {
                 f(stdout);
             }
             for assert in &mut step.expect.json {
-                if let Some(source) = &mut assert.base64_equals {
+                if let Check::Base64Equals(source) = &mut assert.check {
                     f(source);
                 }
             }

@@ -1,11 +1,13 @@
 //! Load-time checks of a case: what serde cannot see (known capabilities
-//! and schema names, placeholders, step references, one check per JSON
-//! assertion). A broken case file is refused before anything runs.
+//! and schema names, placeholders, step references; that a JSON assertion
+//! has one check is the deserialiser's, see `assert`). A broken case file is
+//! refused before anything runs.
 
 use std::collections::BTreeSet;
 
 use super::{
-    Action, CAPABILITIES, Case, JsonAssert, LoadError, Property, RoundTripCorpus, Source, Step,
+    Action, CAPABILITIES, Case, Check, JsonAssert, LoadError, Property, RoundTripCorpus, Source,
+    Step,
 };
 use crate::suite::fixtures::Fixtures;
 use crate::suite::schema::Schemas;
@@ -63,7 +65,7 @@ pub fn check_env(env: &std::collections::BTreeMap<String, String>) -> Result<(),
 }
 
 /// Checks what serde cannot: known capability and schema names, placeholders,
-/// step references, one check per JSON assertion.
+/// step references.
 pub(super) fn validate(
     case: &Case,
     schemas: &Schemas,
@@ -347,52 +349,23 @@ impl Known<'_> {
         names: &BTreeSet<String>,
     ) -> Result<(), String> {
         check_pointer(&a.pointer)?;
-        let checks = [
-            a.equals.is_some(),
-            a.not_equals.is_some(),
-            a.not_empty == Some(true),
-            a.empty == Some(true),
-            a.min.is_some(),
-            a.contains.is_some(),
-            a.json_type.is_some(),
-            a.absolute_path == Some(true),
-            a.inside.is_some(),
-            a.base64_max_len.is_some(),
-            a.base64_equals.is_some(),
-            a.schema.is_some(),
-            a.file_exists == Some(true),
-            a.own_session_dir == Some(true),
-            a.host_lines.is_some(),
-        ];
-        if checks.iter().filter(|c| **c).count() != 1 {
-            return Err(format!(
-                "the assertion on {:?} must have exactly one check (equals, not_equals, \
-                 not_empty: true, empty: true, min, contains, type, absolute_path: true, \
-                 inside, base64_max_len, base64_equals, schema, file_exists: true, \
-                 own_session_dir: true, host_lines)",
-                a.pointer
-            ));
-        }
-        for text in [&a.contains, &a.base64_max_len, &a.inside, &a.host_lines]
-            .into_iter()
-            .flatten()
-        {
-            self.check_template(text, captures)?;
-        }
-        for value in [&a.equals, &a.not_equals].into_iter().flatten() {
-            self.check_source(&Source::Json(value.clone()), captures, names)?;
-        }
-        if let Some(source) = &a.base64_equals {
-            self.check_source(source, captures, names)?;
-        }
-        if let Some(name) = &a.schema {
-            self.check_schema(name)?;
-        }
-        if let Some(t) = &a.json_type {
-            const TYPES: &[&str] = &["null", "boolean", "number", "string", "array", "object"];
-            if !TYPES.contains(&t.as_str()) {
-                return Err(format!("unknown type {t:?}; known: {}", TYPES.join(", ")));
+        match &a.check {
+            Check::Contains(text)
+            | Check::Base64MaxLen(text)
+            | Check::Inside(text)
+            | Check::HostLines(text) => self.check_template(text, captures)?,
+            Check::Equals(value) | Check::NotEquals(value) => {
+                self.check_source(&Source::Json(value.clone()), captures, names)?;
             }
+            Check::Base64Equals(source) => self.check_source(source, captures, names)?,
+            Check::Schema(name) => self.check_schema(name)?,
+            Check::NotEmpty
+            | Check::Empty
+            | Check::Min(_)
+            | Check::Type(_)
+            | Check::AbsolutePath
+            | Check::FileExists
+            | Check::OwnSessionDir => {}
         }
         if let Some(cond) = &a.when {
             check_pointer(&cond.pointer)?;
