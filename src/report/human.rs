@@ -313,7 +313,14 @@ impl Human {
             };
             let message = without_label(&f.message, &step.name);
             let mut message = message.lines();
-            let _ = writeln!(out, "  {name}: {tag}{}", message.next().unwrap_or_default());
+            // The code of a finding of a named kind, to filter on or to
+            // `--allow`; a case's own check is the default and goes unsaid.
+            let code = match f.kind {
+                crate::outcome::Kind::Check => String::new(),
+                kind => self.dim(&format!(" [{}]", kind.code())),
+            };
+            let first = message.next().unwrap_or_default();
+            let _ = writeln!(out, "  {name}: {tag}{first}{code}");
             for line in message {
                 let _ = writeln!(out, "    {line}");
             }
