@@ -311,6 +311,13 @@ impl Run<'_> {
             }
             Verdict::Checked(findings, json) => {
                 report.findings = findings;
+                if inv.args.first().map(String::as_str) == Some("parse-hook")
+                    && let Some(event) = json.as_ref()
+                {
+                    // The newest hosts' id rules, by release.
+                    let ids = crate::judge::ids::event_ids(event, &self.options.hosts);
+                    report.findings.extend(ids);
+                }
                 let captured = capture(step, json.as_ref(), &mut state.captures);
                 report.findings.extend(captured);
                 state.last_json = json;

@@ -444,6 +444,12 @@ pub enum Action {
     CheckInfoTime,
     /// `caller_env_vars` the host keeps, and capability keys it acts on.
     CheckInfoDeclarations,
+    /// `info.type` must be the gate's on another plain call and under the
+    /// hook environment (the agent's marker and declared variables set).
+    CheckInfoTypeStable,
+    /// The work tree must be unchanged after `info` and `detect`, which the
+    /// host runs on every hook and at discovery.
+    CheckReadOnly,
 }
 
 /// The expected exit status.
@@ -552,6 +558,11 @@ pub struct JsonAssert {
     /// ([`crate::host::positions::judge`]).
     #[serde(default)]
     pub host_lines: Option<String>,
+    /// The string must be a session file the newest hosts accept under this
+    /// session directory (a template): no path component below it refused
+    /// before `write-session` ([`crate::host::session_path`]), no symlink.
+    #[serde(default)]
+    pub host_session_file: Option<String>,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
     pub when: Option<Condition>,
@@ -583,6 +594,7 @@ impl JsonAssert {
             file_exists: None,
             own_session_dir: None,
             host_lines: None,
+            host_session_file: None,
             when: None,
             severity: Some(severity),
             because: Some(because.to_string()),

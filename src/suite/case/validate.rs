@@ -363,19 +363,26 @@ impl Known<'_> {
             a.file_exists == Some(true),
             a.own_session_dir == Some(true),
             a.host_lines.is_some(),
+            a.host_session_file.is_some(),
         ];
         if checks.iter().filter(|c| **c).count() != 1 {
             return Err(format!(
                 "the assertion on {:?} must have exactly one check (equals, not_equals, \
                  not_empty: true, empty: true, min, contains, type, absolute_path: true, \
                  inside, base64_max_len, base64_equals, schema, file_exists: true, \
-                 own_session_dir: true, host_lines)",
+                 own_session_dir: true, host_lines, host_session_file)",
                 a.pointer
             ));
         }
-        for text in [&a.contains, &a.base64_max_len, &a.inside, &a.host_lines]
-            .into_iter()
-            .flatten()
+        for text in [
+            &a.contains,
+            &a.base64_max_len,
+            &a.inside,
+            &a.host_lines,
+            &a.host_session_file,
+        ]
+        .into_iter()
+        .flatten()
         {
             self.check_template(text, captures)?;
         }
