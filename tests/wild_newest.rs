@@ -88,3 +88,20 @@ fn info_writing_into_the_work_tree_fails() {
         ["core.info.read-only"]
     );
 }
+
+#[test]
+fn a_session_id_with_a_leading_dash_fails_on_the_newest_hosts_only() {
+    // "Session and tool ids (newest variants)": the June host had no dash
+    // rule, the newest variants refuse it on every event.
+    let plugin = common::plugin("broken/entire-agent-dash-session-id");
+    let run = run_json(&plugin, &["--only", "hooks.parse-hook.payload"], &[]);
+    assert_eq!(run.ids("failed"), ["hooks.parse-hook.payload"]);
+    let message = run.messages("hooks.parse-hook.payload");
+    assert!(message.contains("starts with -"), "{message}");
+    let june = run_json(
+        &plugin,
+        &["--only", "hooks.parse-hook.payload", "--host-version", "<0.8"],
+        &[],
+    );
+    assert_eq!(june.ids("failed"), Vec::<String>::new());
+}
