@@ -100,7 +100,12 @@ fn a_session_id_with_a_leading_dash_fails_on_the_newest_hosts_only() {
     assert!(message.contains("starts with -"), "{message}");
     let june = run_json(
         &plugin,
-        &["--only", "hooks.parse-hook.payload", "--host-version", "<0.8"],
+        &[
+            "--only",
+            "hooks.parse-hook.payload",
+            "--host-version",
+            "<0.8",
+        ],
         &[],
     );
     assert_eq!(june.ids("failed"), Vec::<String>::new());
