@@ -699,6 +699,7 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "core.get-session-dir.non-empty",
         "core.get-session-dir.absolute",
         "core.resolve-session-file.contains-id",
+        "core.resolve-session-file.host-names",
         "core.resolve-session-file.distinct-ids",
         "core.session.write-then-read",
         "hooks.lifecycle.fresh-not-installed",

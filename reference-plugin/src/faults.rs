@@ -392,6 +392,22 @@ faults! {
     // --- every subcommand ---
     /// Every subcommand also writes 11 MiB to stderr (its output stays correct).
     StderrFlood = "stderr-flood",
+
+    // --- issue 32: the newest host ---
+    /// `info.type` is derived from the environment: "Reference Agent (hook)"
+    /// when `AI_AGENT` is set (as an agent sets it in the environment of
+    /// what it runs, its hooks among them), "Reference Agent" otherwise. Since
+    /// 0.6.0 the host records the session's owner type and silently drops
+    /// later events of another type: checkpoints are lost without a word.
+    TypeFromEnv = "type-from-env",
+    /// `resolve-session-file` names files by a timestamp with `:`
+    /// (`2026-09-01T10:00:00-<id>.jsonl`): the newest hosts refuse the
+    /// component before `write-session`, and resume fails there.
+    SessionFileTimestamp = "session-file-timestamp",
+    /// `info` writes `.reference-info.json` into its working directory, the
+    /// work tree's root: `info` runs on every hook, so the user's
+    /// repository is littered with an untracked file.
+    InfoWritesCwd = "info-writes-cwd",
 }
 
 impl Fault {

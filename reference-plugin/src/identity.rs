@@ -64,7 +64,13 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
     };
 
     let mut answer = protocol::to_json(&info)?;
+    if ctx.fault(Fault::InfoWritesCwd) {
+        let _ = std::fs::write(".reference-info.json", b"{}\n");
+    }
     match ctx.fault {
+        Some(Fault::TypeFromEnv) if std::env::var_os("AI_AGENT").is_some() => {
+            answer["type"] = json!(format!("{AGENT_TYPE} (hook)"));
+        }
         Some(Fault::InfoProtocol2) => answer["protocol_version"] = json!(2),
         Some(Fault::InfoProtocolFloat) => answer["protocol_version"] = json!(1.0),
         Some(Fault::InfoEmptyName) => answer["name"] = json!(""),

@@ -126,6 +126,10 @@ pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> 
             let prefix: String = session_id.chars().take(TRUNCATED_ID_CHARS).collect();
             format!("{prefix}.jsonl")
         }
+        Some(Fault::SessionFileTimestamp) => {
+            check_session_id(session_id)?;
+            format!("2026-09-01T10:00:00-{session_id}.jsonl")
+        }
         Some(Fault::ResolveElsewhere) => {
             check_session_id(session_id)?;
             format!("restored/{session_id}.jsonl")

@@ -47,6 +47,8 @@ impl Run<'_> {
             }
             Action::CheckInfoTime => self.info_time(sandbox),
             Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
+            Action::CheckInfoTypeStable => self.info_type_stable(sandbox),
+            Action::CheckReadOnly => self.read_only(sandbox),
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();

@@ -46,6 +46,7 @@ mod at_once;
 pub mod breaker;
 mod hosts;
 pub mod many;
+mod newest;
 mod once;
 mod property;
 mod reach;

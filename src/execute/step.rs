@@ -311,6 +311,15 @@ impl Run<'_> {
             }
             Verdict::Checked(findings, json) => {
                 report.findings = findings;
+                if inv.args.first().map(String::as_str) == Some("parse-hook")
+                    && let Some(event) = json.as_ref()
+                {
+                    // The newest hosts' id rules, by release: those the
+                    // case is for, when it names some.
+                    let hosts = self.case_hosts(case);
+                    let ids = crate::judge::ids::event_ids(event, &hosts);
+                    report.findings.extend(ids);
+                }
                 let captured = capture(step, json.as_ref(), &mut state.captures);
                 report.findings.extend(captured);
                 state.last_json = json;

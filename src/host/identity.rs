@@ -57,6 +57,47 @@ pub const TYPE_COLLISION_BREAKS: &str = "entire resume and entire rewind (and th
      order: the built-in agent may resume or rewind this plugin's sessions, and this plugin \
      the built-in's";
 
+/// The variable an agent sets in the environment of what it runs (its
+/// hooks among them), recognised by the host without being declared
+/// ("`caller_env_vars`: ... `AI_AGENT` is recognised without being
+/// declared").
+pub const AGENT_MARKER_VAR: &str = "AI_AGENT";
+
+/// The variables an agent's hooks see that discovery outside a hook (a
+/// listing, `entire enable`, the git hooks run from the user's terminal)
+/// does not: [`AGENT_MARKER_VAR`] and every `caller_env_vars` name the
+/// plugin declares that the host keeps, each set to `value`.
+pub fn hook_only_environment(info: &serde_json::Value, value: &str) -> Vec<(String, String)> {
+    let mut vars = vec![(AGENT_MARKER_VAR.to_string(), value.to_string())];
+    let declared = info
+        .get("caller_env_vars")
+        .and_then(serde_json::Value::as_array);
+    for name in declared.into_iter().flatten().filter_map(|n| n.as_str()) {
+        if keeps_caller_env_var(name) && vars.iter().all(|(k, _)| k != name) {
+            vars.push((name.to_string(), value.to_string()));
+        }
+    }
+    vars
+}
+
+/// What a `type` that is not the same on every call costs: the host
+/// records the session's owner type at TurnStart and drops every later
+/// event of another type with exit 0 and nothing on stderr; resume, rewind
+/// and the commit hooks map the stored type back to a registered agent
+/// ("The newest host source (read December 2026)", "Silent loss, since
+/// 0.6.0"). An empty `type` turns the filter off.
+pub const TYPE_VARIES_COSTS: &str = "the host records the session's owner type at TurnStart \
+             and silently drops every later event (TurnEnd, Compaction, SessionEnd, Subagent*) whose \
+             agent's type differs, with exit 0 and nothing on stderr: no checkpoint and no warning; \
+             entire resume, entire rewind and the commit hooks, run outside the agent's hooks, map the \
+             stored type back to an agent and do not find this one";
+
+/// Whether two `type` answers make the host's owner filter skip events:
+/// they differ and neither is empty (an empty type turns the filter off).
+pub fn types_conflict(a: &str, b: &str) -> bool {
+    a != b && !a.is_empty() && !b.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +111,16 @@ mod tests {
         assert_eq!(capability_ignored("hooks"), None);
         assert!(capability_ignored("uses_terminal").is_some());
         assert!(capability_ignored(INERT_CAPABILITY).is_some());
+    }
+
+    #[test]
+    fn the_hook_environment_sets_the_marker_and_the_declared_names() {
+        let info = serde_json::json!({"caller_env_vars": ["MY_AGENT", "bad-name", "AI_AGENT"]});
+        let vars = hook_only_environment(&info, "x");
+        let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["AI_AGENT", "MY_AGENT"]);
+        assert!(types_conflict("A", "B"));
+        assert!(!types_conflict("A", "A"));
+        assert!(!types_conflict("", "B"));
     }
 }

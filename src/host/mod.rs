@@ -37,6 +37,9 @@
 //! - [`ownership`] and [`together`]: which agent owns a transcript path,
 //!   and which plugins break each other when installed together ("Plugins
 //!   in the wild", "The host finds an agent by its `type` too");
+//! - [`session_path`] and [`ids`]: the newest hosts' checks of session file
+//!   names before `write-session` and of session and tool ids, by variant
+//!   ("The newest host source (read December 2026)");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -53,6 +56,7 @@ pub mod chunker;
 pub mod decoding;
 pub mod discovery;
 pub mod identity;
+pub mod ids;
 pub mod invocation;
 pub mod ownership;
 pub mod positions;
@@ -60,6 +64,7 @@ pub mod range;
 pub mod reach;
 pub mod releases;
 pub mod session;
+pub mod session_path;
 mod severity;
 pub mod together;
 

@@ -9,8 +9,12 @@
 //! case-insensitive on Windows). When the owner is not the agent whose hook
 //! fired, the event is skipped ("forwarded hook"): no checkpoint. So a
 //! session directory that contains what is not the plugin's (the work
-//! tree, the home directory, `.git`, `.entire`, a built-in agent's
-//! directory) costs other agents every checkpoint while it is installed.
+//! tree, the home directory, `.entire`, a built-in agent's directory)
+//! costs other agents every checkpoint while it is installed. What counts
+//! is whose transcripts lie under it: a directory of the plugin's own
+//! anywhere else (inside `.git`, under HOME, `.entire/<its name>`) owns
+//! only its own subtree, and `.git` itself takes only the transcripts of
+//! plugins keeping theirs inside it (a warning).
 //!
 //! [`contains`] and [`owner`] are the host's lookup; [`judge`] says what one
 //! plugin's `get-session-dir` answer costs, given the built-in agents'
@@ -119,7 +123,35 @@ pub fn judge(dir: &Path, places: &Places<'_>) -> Vec<Claim> {
     }
     let mut claims = built_in_claims(dir, places);
     claims.extend(staging_claim(dir, places));
+    claims.extend(git_dir_claim(dir, places));
     claims
+}
+
+/// `<repo>/.git` itself: no built-in agent keeps transcripts there, but a
+/// plugin keeping its sessions in a directory of its own inside `.git`
+/// (`.git/<its name>/sessions`, which owns only its own subtree) would
+/// have its transcripts taken, and every event of it skipped when this
+/// plugin sorts first: like the shared staging directory, it breaks only
+/// beside such a plugin, a warning (host-behaviour.md, "The session
+/// directory claims what is not the plugin's": "What counts is whose
+/// transcripts lie under the directory").
+fn git_dir_claim(dir: &Path, places: &Places<'_>) -> Option<Claim> {
+    if comparable(dir) != comparable(&places.repo.join(".git")) {
+        return None;
+    }
+    let message = format!(
+        "get-session-dir is {}, the repository's .git directory itself: no built-in agent keeps \
+         transcripts there, but {LOOKUP}, so {:?} owns every transcript under .git: another \
+         plugin keeping its sessions in a directory of its own inside .git (.git/<its name>/...) \
+         installed beside it has its events skipped and gets no checkpoints. A directory of the \
+         plugin's own (.git/<name>/sessions) avoids it",
+        dir.display(),
+        places.agent
+    );
+    Some(Claim {
+        severity: Severity::Warning,
+        message,
+    })
 }
 
 /// Why the host's owner lookup protects what a claim breaks, for messages.
@@ -127,15 +159,13 @@ const LOOKUP: &str = "for every hook event with a session_ref the host gives the
                       the first agent, in sorted name order, whose session directory contains it, \
                       and skips the event when that is not the agent whose hook fired";
 
-/// The work tree, one of its ancestors, the home directory, `.git` or
-/// `.entire` itself: every transcript under it is this plugin's.
+/// The work tree, one of its ancestors, the home directory or `.entire`
+/// itself: every transcript under it is this plugin's.
 fn general_claim(dir: &Path, places: &Places<'_>) -> Option<Claim> {
     let what = if contains(dir, places.repo) {
         "the work tree's root or one of its ancestors"
     } else if contains(dir, places.home) {
         "the home directory or one of its ancestors"
-    } else if contains(&places.repo.join(".git"), dir) {
-        "the repository's .git directory or inside it"
     } else if comparable(dir) == comparable(&places.repo.join(".entire")) {
         "Entire's own .entire directory"
     } else {
@@ -335,14 +365,22 @@ mod tests {
     }
 
     #[test]
-    fn home_git_and_entire_fail() {
+    fn a_directory_inside_git_is_its_own_and_git_itself_warns() {
         let (repo, home) = (Path::new("/sb/nest/repo"), Path::new("/sb/home"));
-        for dir in [
-            "/sb/home",
-            "/sb/nest/repo/.git",
-            "/sb/nest/repo/.git/x",
-            "/sb/nest/repo/.entire",
-        ] {
+        let mine = places("mine", repo, home);
+        assert_eq!(
+            judge(Path::new("/sb/nest/repo/.git/mine/sessions"), &mine),
+            Vec::new()
+        );
+        let git = judge(Path::new("/sb/nest/repo/.git"), &mine);
+        assert_eq!(git.len(), 1, "{git:?}");
+        assert_eq!(git[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn home_and_entire_fail() {
+        let (repo, home) = (Path::new("/sb/nest/repo"), Path::new("/sb/home"));
+        for dir in ["/sb/home", "/sb/nest/repo/.entire"] {
             let claims = judge(Path::new(dir), &places("mine", repo, home));
             assert!(
                 claims.iter().any(|c| c.severity == Severity::Failure),

@@ -124,6 +124,22 @@ pub enum Fact {
     SessionPreflight,
     /// `antigravity` built in, `gemini` retired (claimable by a plugin).
     GeminiRetired,
+    /// A session owned by a `type`: other types' later events dropped
+    /// silently ("The newest host source", "Silent loss, since 0.6.0").
+    SessionOwnerType,
+    /// Every path component under the session directory checked before
+    /// `write-session` (`:`, control characters, trailing dot or space,
+    /// device names, symlinks): "Resume and rewind (newest variants)".
+    SessionPathComponents,
+    /// The stricter session ids of the newest variants: leading or trailing
+    /// whitespace, control characters, a trailing dot or space, a leading
+    /// `-`, device names (`CONIN$`, `CONOUT$`, `COM¹²³` included); the June
+    /// host had neither the dash nor the device rule ("Session and tool
+    /// ids (newest variants)").
+    StrictSessionIds,
+    /// One September variant refuses device names as `tool_use_id` and
+    /// `subagent_id` too (a variant only: a warning at most).
+    DeviceToolIds,
 }
 
 /// One row of "Which release brought what".
@@ -266,6 +282,42 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "0.12.0 at the latest (October 2026)",
+    },
+    Row {
+        fact: Fact::SessionOwnerType,
+        id: "session-owner-type",
+        what: "a session owned by a type: other types' later events skipped silently",
+        earliest: "0.6.0",
+        certain: "0.6.0",
+        confidence: Confidence::High,
+        noted: "0.6.0 (2026-05-04)",
+    },
+    Row {
+        fact: Fact::SessionPathComponents,
+        id: "session-path-components",
+        what: "every path component under the session directory checked before write-session (':', control characters, trailing dot or space, device names, symlinks)",
+        earliest: "0.8.1",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "the newest variants (September 2026 or later; stored sources end at 0.8.0)",
+    },
+    Row {
+        fact: Fact::StrictSessionIds,
+        id: "strict-session-ids",
+        what: "session ids also refused with leading or trailing whitespace, a control character, a trailing dot or space, a leading '-', or a Windows device name (CONIN$, CONOUT$, COM¹²³ included)",
+        earliest: "0.8.1",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "the newest variants (the June host had neither the dash nor the device rule)",
+    },
+    Row {
+        fact: Fact::DeviceToolIds,
+        id: "device-tool-ids",
+        what: "device names refused as tool_use_id and subagent_id (one September variant)",
+        earliest: "0.8.1",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "one September 2026 variant only",
     },
 ];
 

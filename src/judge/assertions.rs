@@ -25,6 +25,7 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
     let severity = a.severity.unwrap_or(ctx.severity);
     match &a.check {
         Check::OwnSessionDir => return session_dir_claims(ctx, a, doc, severity),
+        Check::HostSessionFile(dir) => return session_file_names(ctx, a, doc, dir, severity),
         Check::HostLines(file) => {
             return super::positions::host_lines(
                 ctx.bindings,
@@ -93,6 +94,45 @@ fn session_dir_claims(
                     expected: None,
                     actual: None,
                 })
+        })
+        .collect()
+}
+
+/// `host_session_file: <dir>`: the newest hosts' check of every path
+/// component under the session directory before `write-session`
+/// (`host::session_path`), each refused name or symlink a finding at the
+/// assertion's severity.
+fn session_file_names(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    doc: &Value,
+    dir: &str,
+    severity: Severity,
+) -> Vec<Finding> {
+    use crate::host::session_path;
+    let dir = match Template::parse(dir).and_then(|t| t.expand(ctx.bindings)) {
+        Ok(dir) => dir,
+        Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+    };
+    let dir = std::path::Path::new(&dir);
+    select(doc, &a.pointer)
+        .into_iter()
+        .filter_map(|(pointer, value)| Some((pointer, value?.as_str()?)))
+        .flat_map(|(pointer, file)| {
+            let mut reasons = session_path::refused_names(dir, file);
+            let path = std::path::Path::new(file);
+            if let Some(link) = session_path::symlinked(dir, path) {
+                reasons.push(format!("{} is a symlink", link.display()));
+            }
+            reasons.into_iter().map(move |why| {
+                let mut finding = Finding::failure(format!(
+                    "at {pointer}: the session file {file:?}: {why}; {}",
+                    session_path::REFUSED_COSTS
+                ))
+                .kind(crate::outcome::Kind::SessionPath);
+                finding.cap(severity);
+                finding
+            })
         })
         .collect()
 }
@@ -209,7 +249,7 @@ fn check_value(
         // Held: the checks that did not match a guard above.
         Check::NotEmpty | Check::Empty | Check::Type(_) => {}
         // Judged over the whole document by `check_assert`.
-        Check::OwnSessionDir | Check::HostLines(_) => {}
+        Check::OwnSessionDir | Check::HostLines(_) | Check::HostSessionFile(_) => {}
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use crate::host::identity;
 use crate::host::range::HostRange;
 use crate::host::releases;
 use crate::judge::checks::Finding;
+use crate::outcome::Kind;
 
 /// The file must be named `entire-agent-<name>`: the host scans PATH for that
 /// pattern only.
@@ -103,6 +104,49 @@ pub fn check_info_type(plugin: &Path, info: &Value, hosts: &HostRange) -> Vec<Fi
     ))]
 }
 
+/// `info.type` must be the same on every call and under the hook
+/// environment (host-behaviour.md, "The newest host source (read December
+/// 2026)", "Silent loss, since 0.6.0"): `gate` is the discovery answer,
+/// `others` each later answer with how it was called (`Err`: the call gave
+/// no answer to compare). A type that differs loses checkpoints silently:
+/// a failure, which the case names by the releases that have the owner
+/// rule.
+pub fn check_type_stable(gate: &Value, others: &[(String, Result<Value, String>)]) -> Vec<Finding> {
+    let type_of = |v: &Value| {
+        v.get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = type_of(gate);
+    let mut findings = Vec::new();
+    for (how, answer) in others {
+        match answer {
+            Ok(info) => {
+                let later = type_of(info);
+                if identity::types_conflict(&first, &later) {
+                    findings.push(
+                        Finding::failure(format!(
+                            "info.type is {first:?} at discovery and {later:?} when info is \
+             called {how}: {}; give the plugin one fixed type",
+                            identity::TYPE_VARIES_COSTS
+                        ))
+                        .kind(Kind::OwnerSkip)
+                        .diff(first.clone(), later),
+                    );
+                }
+            }
+            Err(why) => findings.push(
+                Finding::note(format!(
+                    "info called {how} gave no answer to compare its type with ({why})"
+                ))
+                .kind(Kind::NotVerified),
+            ),
+        }
+    }
+    findings
+}
+
 /// What `info` declares that the host drops or ignores (host-behaviour.md,
 /// "The host of September 2026", "Hooks"): a `caller_env_vars` name the
 /// host drops is a warning (`entire review` then cannot tell this agent
@@ -181,6 +225,27 @@ mod tests {
         let gemini = serde_json::json!({"type": "Gemini CLI"});
         assert!(check_info_type(mine, &gemini, &HostRange::parse(">=0.12").unwrap()).is_empty());
         assert!(!check_info_type(mine, &gemini, &all).is_empty());
+    }
+
+    #[test]
+    fn a_type_that_varies_fails_and_an_empty_one_does_not() {
+        let gate = serde_json::json!({"type": "Mine"});
+        let same = ("again".to_string(), Ok(gate.clone()));
+        let hook = (
+            "with AI_AGENT set".to_string(),
+            Ok(serde_json::json!({"type": "Mine (hook)"})),
+        );
+        let empty = ("bare".to_string(), Ok(serde_json::json!({"type": ""})));
+        assert!(check_type_stable(&gate, &[same.clone(), empty]).is_empty());
+        let found = check_type_stable(&gate, &[same, hook]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, crate::host::Severity::Failure);
+        assert_eq!(found[0].kind, Kind::OwnerSkip);
+        let failed = ("bare".to_string(), Err("exit 1".to_string()));
+        assert_eq!(
+            check_type_stable(&gate, &[failed])[0].severity.label(),
+            "note"
+        );
     }
 
     #[test]

@@ -124,6 +124,9 @@ fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {
         Check::Inside(dir) => format!("stays inside {dir}"),
         Check::Base64Equals(_) => "decodes to the expected bytes".to_string(),
         Check::HostLines(file) => format!("is the host's line count of {file}"),
+        Check::HostSessionFile(dir) => {
+            format!("is a session file the newest hosts accept under {dir}")
+        }
     };
     let check = match a.severity {
         Some(severity) => format!("{check} [{}]", severity.label()),

@@ -80,6 +80,11 @@ pub enum Check {
     /// transcript, a note for one JSON document
     /// ([`crate::host::positions::judge`]).
     HostLines(String),
+    /// `host_session_file`: the string is a session file the newest hosts
+    /// accept under this session directory (a template): no path component
+    /// below it refused before `write-session`, no symlink
+    /// ([`crate::host::session_path`]).
+    HostSessionFile(String),
 }
 
 /// A JSON type, as `type:` names it.
@@ -177,6 +182,7 @@ impl Check {
         "file_exists",
         "own_session_dir",
         "host_lines",
+        "host_session_file",
     ];
 
     /// The check's key in a case file.
@@ -197,6 +203,7 @@ impl Check {
             Check::FileExists => "file_exists",
             Check::OwnSessionDir => "own_session_dir",
             Check::HostLines(_) => "host_lines",
+            Check::HostSessionFile(_) => "host_session_file",
         }
     }
 
@@ -218,6 +225,7 @@ impl Check {
             "file_exists" => on(key, map, Check::FileExists)?,
             "own_session_dir" => on(key, map, Check::OwnSessionDir)?,
             "host_lines" => Check::HostLines(map.next_value()?),
+            "host_session_file" => Check::HostSessionFile(map.next_value()?),
             other => {
                 return Err(A::Error::custom(format!(
                     "unknown key `{other}` in a JSON assertion; besides pointer, when, severity \

@@ -447,6 +447,12 @@ pub enum Action {
     CheckInfoTime,
     /// `caller_env_vars` the host keeps, and capability keys it acts on.
     CheckInfoDeclarations,
+    /// `info.type` must be the gate's on another plain call and under the
+    /// hook environment (the agent's marker and declared variables set).
+    CheckInfoTypeStable,
+    /// The work tree must be unchanged after `info` and `detect`, which the
+    /// host runs on every hook and at discovery.
+    CheckReadOnly,
 }
 
 /// The expected exit status.

@@ -353,7 +353,8 @@ impl Known<'_> {
             Check::Contains(text)
             | Check::Base64MaxLen(text)
             | Check::Inside(text)
-            | Check::HostLines(text) => self.check_template(text, captures)?,
+            | Check::HostLines(text)
+            | Check::HostSessionFile(text) => self.check_template(text, captures)?,
             Check::Equals(value) | Check::NotEquals(value) => {
                 self.check_source(&Source::Json(value.clone()), captures, names)?;
             }
