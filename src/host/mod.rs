@@ -52,6 +52,7 @@ pub mod callers;
 pub mod chunker;
 pub mod decoding;
 pub mod discovery;
+pub mod hooks;
 pub mod identity;
 pub mod invocation;
 pub mod ownership;

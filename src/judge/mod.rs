@@ -7,6 +7,7 @@ mod context;
 pub mod discovery;
 pub mod environment;
 pub mod formats;
+pub mod hookfire;
 pub mod late;
 pub mod planted;
 pub mod positions;

@@ -52,6 +52,9 @@ pub struct UserData {
     snapshots: BTreeMap<String, Tree>,
     /// Per snapshot, the number of hook entries in each file that has any.
     marks: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Per snapshot, the text of each file (small text files only), to
+    /// tell what an install added to a file (`written_between`).
+    texts: BTreeMap<String, BTreeMap<String, String>>,
     files: BTreeSet<PathBuf>,
     /// JSON files holding the user key: path and whether the user had the
     /// file before the plugin touched it.
@@ -90,12 +93,45 @@ impl UserData {
                 .any(|o| o == rel || (o.ends_with('/') && rel.starts_with(o.as_str())))
     }
 
+    /// Whether `plant_user_data` learnt any file the install created or
+    /// changed (other than the plugin's own).
+    pub fn learnt_any(&self) -> bool {
+        !self.learnt.is_empty()
+    }
+
     /// Records the current tree under `name`.
     pub fn snapshot(&mut self, name: &str, sandbox: &Sandbox) {
         let tree = scan(sandbox);
         self.marks
             .insert(name.to_string(), hook_marks(&tree, sandbox));
+        self.texts.insert(name.to_string(), texts(&tree, sandbox));
         self.snapshots.insert(name.to_string(), tree);
+    }
+
+    /// The files created or changed between the snapshots `before` and
+    /// `after`, with their texts then, and whether each is executable now;
+    /// `None` when either snapshot is missing.
+    pub fn written_between(
+        &self,
+        before: &str,
+        after: &str,
+        sandbox: &Sandbox,
+    ) -> Option<Vec<crate::judge::hookfire::Written>> {
+        let (was, is) = (self.snapshots.get(before)?, self.snapshots.get(after)?);
+        let (was_text, is_text) = (self.texts.get(before)?, self.texts.get(after)?);
+        let written = is
+            .iter()
+            .filter(|(rel, e)| matches!(e, Entry::File(_)) && was.get(*rel) != Some(*e))
+            .filter_map(|(rel, _)| {
+                Some(crate::judge::hookfire::Written {
+                    rel: rel.clone(),
+                    before: was_text.get(rel).cloned(),
+                    after: is_text.get(rel)?.clone(),
+                    executable: is_executable(&sandbox.root().join(rel)),
+                })
+            })
+            .collect();
+        Some(written)
     }
 
     /// A failure when any file was created, changed or deleted since the
@@ -442,6 +478,36 @@ fn hook_marks(tree: &Tree, sandbox: &Sandbox) -> BTreeMap<String, usize> {
             (n > 0).then(|| (rel.clone(), n))
         })
         .collect()
+}
+
+/// The largest file whose text a snapshot keeps.
+const TEXT_LIMIT: u64 = 256 * 1024;
+
+/// The text of every small UTF-8 file of a tree.
+fn texts(tree: &Tree, sandbox: &Sandbox) -> BTreeMap<String, String> {
+    tree.iter()
+        .filter(|(_, e)| matches!(e, Entry::File(_)))
+        .filter_map(|(rel, _)| {
+            let path = sandbox.root().join(rel);
+            let small = fs::metadata(&path).ok()?.len() <= TEXT_LIMIT;
+            let text = small.then(|| fs::read_to_string(&path).ok()).flatten()?;
+            Some((rel.clone(), text))
+        })
+        .collect()
+}
+
+/// Whether the file at `path` has an execute bit (never on Windows).
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
 }
 
 fn hash_file(path: &Path) -> u64 {
