@@ -9,6 +9,7 @@ pub mod environment;
 pub mod formats;
 pub mod hookfire;
 pub mod late;
+pub mod moved;
 pub mod planted;
 pub mod positions;
 pub mod roundtrip;
