@@ -60,7 +60,10 @@ fn a_user_hook_moved_aside_chained_and_restored_passes_strict() {
     assert_eq!(run.ids("warning"), Vec::<String>::new(), "warnings");
     assert_eq!(run.ids("note"), Vec::<String>::new(), "notes");
     assert_eq!(run.code, 0, "exit code");
-    assert!(run.ids("passed").contains(&"hooks.fire.reach-entire".to_string()));
+    assert!(
+        run.ids("passed")
+            .contains(&"hooks.fire.reach-entire".to_string())
+    );
 }
 
 #[test]
@@ -124,7 +127,11 @@ fn hooks_that_never_reach_entire_fail() {
         "| entire-agent-chainhook parse-hook --hook {hook} ||",
     );
     let run = run_json(&direct, &["--only", "hooks.fire.*"], &[]);
-    failed_with(&run, "hooks.fire.reach-entire", "never called `entire hooks chainhook");
+    failed_with(
+        &run,
+        "hooks.fire.reach-entire",
+        "never called `entire hooks chainhook",
+    );
 
     let dir = tempfile::tempdir().expect("dir");
     let other = twin(
@@ -171,7 +178,11 @@ fn the_reference_hook_faults_are_caught_by_the_generic_suite() {
         "hooks.lifecycle.user-hooks-not-installed",
     ];
     let clean = run_json(&common::reference(), &only, &[]);
-    assert_eq!(clean.ids("failed"), Vec::<String>::new(), "the reference passes");
+    assert_eq!(
+        clean.ids("failed"),
+        Vec::<String>::new(),
+        "the reference passes"
+    );
     for (fault, case, needle) in faults {
         let run = run_json(
             &common::reference(),

@@ -54,7 +54,9 @@ impl Run<'_> {
             Action::CheckHookEvents { step } => self.hook_events(step, state),
             Action::RestartWithUserHooks if !state.user.learnt_any() => {
                 // Nothing of the agent's config to hold the user's hooks.
-                state.reports.push(action_report(&case.step_name(index), Vec::new()));
+                state
+                    .reports
+                    .push(action_report(&case.step_name(index), Vec::new()));
                 return StepEnd::Stop;
             }
             Action::RestartWithUserHooks => state.user.restart_with_learnt(sandbox),
@@ -179,7 +181,12 @@ impl Run<'_> {
             .info
             .pointer("/hook_names")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default();
         let mut fired = Vec::new();
         for hook in hookfire::installed(&written) {
@@ -209,10 +216,13 @@ impl Run<'_> {
     /// the sandbox's environment and `entire` stand-in first on `PATH`.
     fn hook_invocation(&self, hook: &hookfire::Installed, sandbox: &Sandbox) -> Option<Invocation> {
         let (program, args) = match &hook.run {
-            hookfire::HookRun::Shell(cmd) if cfg!(unix) => {
-                (PathBuf::from("/bin/sh"), vec!["-c".to_string(), cmd.clone()])
+            hookfire::HookRun::Shell(cmd) if cfg!(unix) => (
+                PathBuf::from("/bin/sh"),
+                vec!["-c".to_string(), cmd.clone()],
+            ),
+            hookfire::HookRun::Script if cfg!(unix) => {
+                (sandbox.root().join(&hook.file), Vec::new())
             }
-            hookfire::HookRun::Script if cfg!(unix) => (sandbox.root().join(&hook.file), Vec::new()),
             _ => return None,
         };
         let mut inv = self.invocation(sandbox, Vec::new(), crate::host::invocation::CALL_TIMEOUT);
@@ -229,7 +239,12 @@ impl Run<'_> {
             .info
             .pointer("/hook_names")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default();
         let prefix = format!("{step} [");
         let stderrs: Vec<&str> = state

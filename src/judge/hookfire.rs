@@ -81,7 +81,10 @@ pub fn installed(written: &[Written]) -> Vec<Installed> {
     let mut found = Vec::new();
     for file in written {
         let format = formats::detect(&file.rel, &file.after);
-        if matches!(format, Format::Json | Format::Jsonc | Format::Toml | Format::Yaml) {
+        if matches!(
+            format,
+            Format::Json | Format::Jsonc | Format::Toml | Format::Yaml
+        ) {
             let was = file
                 .before
                 .as_deref()
@@ -117,12 +120,14 @@ fn commands_in(value: &Value) -> BTreeSet<String> {
 }
 
 fn collect(value: &Value, key: Option<&str>, found: &mut BTreeSet<String>) {
-    let is_command_key = key.is_some_and(|k| COMMAND_KEYS.contains(&k.to_ascii_lowercase().as_str()));
+    let is_command_key =
+        key.is_some_and(|k| COMMAND_KEYS.contains(&k.to_ascii_lowercase().as_str()));
     match value {
-        Value::String(s) if is_command_key || s.contains(crate::host::invocation::HOOK_MARK) => {
-            if !s.trim().is_empty() {
-                found.insert(s.clone());
-            }
+        Value::String(s)
+            if (is_command_key || s.contains(crate::host::invocation::HOOK_MARK))
+                && !s.trim().is_empty() =>
+        {
+            found.insert(s.clone());
         }
         Value::Array(items) if is_command_key && items.iter().all(Value::is_string) => {
             let words: Vec<String> = items
@@ -192,7 +197,11 @@ pub fn judge_fired(
     let mut lost = Vec::new();
     let mut reached = 0;
     for one in fired {
-        let calls: Vec<(&str, &str)> = one.calls.iter().filter_map(|c| hooks::hook_call(c)).collect();
+        let calls: Vec<(&str, &str)> = one
+            .calls
+            .iter()
+            .filter_map(|c| hooks::hook_call(c))
+            .collect();
         let ours: Vec<&(&str, &str)> = calls.iter().filter(|(a, _)| *a == agent).collect();
         if let Some((_, hook)) = ours.first() {
             reached += 1;
@@ -206,12 +215,15 @@ pub fn judge_fired(
             continue;
         }
         if let Some((other, hook)) = calls.first() {
-            findings.push(Finding::failure(format!(
-                "{} runs `entire hooks {other} {hook}`: the host hands that hook to the agent \
+            findings.push(
+                Finding::failure(format!(
+                    "{} runs `entire hooks {other} {hook}`: the host hands that hook to the agent \
                  registered as {other:?}, never to this plugin (registered as {agent:?}, from its \
                  file name): this hook's events are lost, no checkpoint comes of them",
-                one.hook.label()
-            )).kind(Kind::HooksInert));
+                    one.hook.label()
+                ))
+                .kind(Kind::HooksInert),
+            );
             continue;
         }
         lost.push(format!("{} ({})", one.hook.label(), one.status));
@@ -219,7 +231,11 @@ pub fn judge_fired(
     if lost.is_empty() {
         return findings;
     }
-    let severity = if reached == 0 { Severity::Failure } else { Severity::Warning };
+    let severity = if reached == 0 {
+        Severity::Failure
+    } else {
+        Severity::Warning
+    };
     let what = if reached == 0 {
         "no hook the install wrote reaches Entire: every hook is lost, no session is recorded and \
          no checkpoint is ever made"
@@ -240,11 +256,10 @@ pub fn judge_fired(
         Severity::Failure => Finding::failure(message),
         _ => Finding::warning(message),
     };
-    findings.push(
-        finding
-            .kind(Kind::HooksInert)
-            .diff(format!("a call `entire hooks {agent} <hook>`"), "no such call"),
-    );
+    findings.push(finding.kind(Kind::HooksInert).diff(
+        format!("a call `entire hooks {agent} <hook>`"),
+        "no such call",
+    ));
     findings
 }
 
@@ -292,7 +307,11 @@ pub fn judge_events(answers: &[HookAnswer]) -> Vec<Finding> {
     }
     let refused = |a: &HookAnswer| a.exit != Some(0);
     if answers.iter().all(refused) && answers.iter().all(|a| is_flag_refusal(&a.stderr)) {
-        let first = answers[0].stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let first = answers[0]
+            .stderr
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         return vec![
             Finding::failure(format!(
                 "parse-hook refuses the host's own command line `parse-hook --hook <name>` for \
@@ -303,7 +322,10 @@ pub fn judge_events(answers: &[HookAnswer]) -> Vec<Finding> {
                 first.trim()
             ))
             .kind(Kind::HooksInert)
-            .diff("parse-hook --hook <name> accepted", "a flag error for every hook name"),
+            .diff(
+                "parse-hook --hook <name> accepted",
+                "a flag error for every hook name",
+            ),
         ];
     }
     let mut types = Vec::new();
@@ -363,7 +385,10 @@ mod tests {
         );
         let toml = "notify = [\"entire\", \"hooks\", \"foo\", \"turn end\"]\n";
         let found = installed(&[written("config.toml", None, toml)]);
-        assert_eq!(found[0].run, HookRun::Shell("entire hooks foo 'turn end'".into()));
+        assert_eq!(
+            found[0].run,
+            HookRun::Shell("entire hooks foo 'turn end'".into())
+        );
     }
 
     fn fired(calls: &[&[&str]]) -> Fired {
@@ -383,7 +408,9 @@ mod tests {
     #[test]
     fn hooks_that_never_reach_entire_fail() {
         let names = vec!["stop".to_string()];
-        assert!(judge_fired("foo", &names, true, &[fired(&[&["hooks", "foo", "stop"]])]).is_empty());
+        assert!(
+            judge_fired("foo", &names, true, &[fired(&[&["hooks", "foo", "stop"]])]).is_empty()
+        );
         let none = judge_fired("foo", &names, true, &[fired(&[])]);
         assert_eq!(none[0].severity, Severity::Failure);
         let other = judge_fired("foo", &names, true, &[fired(&[&["hooks", "bar", "stop"]])]);
@@ -395,7 +422,10 @@ mod tests {
             &[fired(&[&["hooks", "foo", "stop"]]), fired(&[])],
         );
         assert_eq!(some[0].severity, Severity::Warning);
-        assert_eq!(judge_fired("foo", &names, true, &[])[0].severity, Severity::Note);
+        assert_eq!(
+            judge_fired("foo", &names, true, &[])[0].severity,
+            Severity::Note
+        );
         assert!(judge_fired("foo", &names, false, &[]).is_empty());
     }
 
@@ -410,19 +440,34 @@ mod tests {
 
     #[test]
     fn a_flag_refusal_of_every_hook_fails_and_a_payload_refusal_does_not() {
-        let flag = [answer("a", 1, "", "unknown flag: --hook"), answer("b", 1, "", "unknown flag: --hook")];
+        let flag = [
+            answer("a", 1, "", "unknown flag: --hook"),
+            answer("b", 1, "", "unknown flag: --hook"),
+        ];
         assert_eq!(judge_events(&flag)[0].severity, Severity::Failure);
-        let payload = [answer("a", 1, "", "invalid payload"), answer("b", 1, "", "invalid payload")];
+        let payload = [
+            answer("a", 1, "", "invalid payload"),
+            answer("b", 1, "", "invalid payload"),
+        ];
         assert!(judge_events(&payload).is_empty());
     }
 
     #[test]
     fn one_event_type_without_turns_fails_only_when_every_hook_answered() {
-        let starts = [answer("a", 0, r#"{"type":1}"#, ""), answer("b", 0, r#"{"type":1}"#, "")];
+        let starts = [
+            answer("a", 0, r#"{"type":1}"#, ""),
+            answer("b", 0, r#"{"type":1}"#, ""),
+        ];
         assert_eq!(judge_events(&starts)[0].severity, Severity::Failure);
-        let with_null = [answer("a", 0, r#"{"type":1}"#, ""), answer("b", 0, "null", "")];
+        let with_null = [
+            answer("a", 0, r#"{"type":1}"#, ""),
+            answer("b", 0, "null", ""),
+        ];
         assert!(judge_events(&with_null).is_empty());
-        let turns = [answer("a", 0, r#"{"type":1}"#, ""), answer("b", 0, r#"{"type":3}"#, "")];
+        let turns = [
+            answer("a", 0, r#"{"type":1}"#, ""),
+            answer("b", 0, r#"{"type":3}"#, ""),
+        ];
         assert!(judge_events(&turns).is_empty());
     }
 }

@@ -76,7 +76,11 @@ mod tests {
     fn finds_the_moved_copy_and_its_chain() {
         let dir = tempfile::tempdir().expect("dir");
         let hook = dir.path().join("stop");
-        fs::write(&hook, "#!/bin/sh\nentire hooks x stop\nexec \"$0.legacy\"\n").expect("hook");
+        fs::write(
+            &hook,
+            "#!/bin/sh\nentire hooks x stop\nexec \"$0.legacy\"\n",
+        )
+        .expect("hook");
         fs::write(dir.path().join("end.legacy"), "#!/bin/sh\necho mine\n").expect("other");
         fs::write(dir.path().join("stop.legacy"), "#!/bin/sh\necho mine\n").expect("moved");
         let to = find(&hook, b"#!/bin/sh\necho mine\n").expect("found");

@@ -340,11 +340,9 @@ impl UserData {
         for (path, (rel, format, expect)) in &self.planted {
             let original = self.originals.get(path).map_or(&[][..], |t| t.as_bytes());
             let Ok(text) = fs::read_to_string(path) else {
-                let to = self
-                    .moved
-                    .get(path)
-                    .cloned()
-                    .or_else(|| moved::find(path, original).filter(|_| original.starts_with(b"#!")));
+                let to = self.moved.get(path).cloned().or_else(|| {
+                    moved::find(path, original).filter(|_| original.starts_with(b"#!"))
+                });
                 findings.push(match to {
                     Some(to) => not_moved_back(rel, &moved::shown(rel, path, &to)),
                     None => lost(path, "the user's own file was deleted"),
