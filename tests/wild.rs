@@ -709,6 +709,8 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "hooks.lifecycle.local-dev",
         "hooks.lifecycle.uninstall",
         "hooks.lifecycle.uninstall-when-not-installed",
+        "hooks.lifecycle.user-hooks-not-installed",
+        "hooks.fire.reach-entire",
         "hooks.user-data.fresh-install",
         "hooks.user-data.existing-settings",
         "hooks.user-data.no-leftovers",

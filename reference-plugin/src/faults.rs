@@ -408,6 +408,20 @@ faults! {
     /// work tree's root: `info` runs on every hook, so the user's
     /// repository is littered with an untracked file.
     InfoWritesCwd = "info-writes-cwd",
+    // --- issue 32: hooks ---
+    /// `parse-hook` expects `--hook-name NAME` and refuses the host's `--hook
+    /// NAME` with a usage error (exit 1): every hook fails.
+    ParseHookWrongFlag = "parse-hook-wrong-flag",
+    /// The installed hooks run the plugin binary directly
+    /// (`entire-agent-reference parse-hook --hook NAME`) instead of `entire
+    /// hooks reference NAME`: no hook ever reaches Entire.
+    HooksNeverCallEntire = "hooks-never-call-entire",
+    /// `parse-hook` maps every hook name to SessionStart: no turn ever starts
+    /// or ends, no checkpoint is made.
+    HooksOneType = "hooks-one-type",
+    /// `are-hooks-installed` answers true when the settings file holds any
+    /// hook entry at all, the user's own included, not only Entire's.
+    AreInstalledWithUserHooks = "are-installed-with-user-hooks",
 }
 
 impl Fault {

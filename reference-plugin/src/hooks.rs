@@ -65,10 +65,23 @@ const COMMAND_PREFIX: &str = "entire hooks reference ";
 /// The settings file, relative to the agent directory.
 const SETTINGS_FILE: &str = "settings.json";
 
+/// The command prefix of the `hooks-never-call-entire` fault: the plugin
+/// binary run directly, which never reaches Entire.
+const DIRECT_PREFIX: &str = "entire-agent-reference parse-hook --hook ";
+
+/// The prefix of the commands this run installs and recognises as Entire's.
+fn command_prefix() -> &'static str {
+    if crate::faults::active().ok().flatten() == Some(Fault::HooksNeverCallEntire) {
+        DIRECT_PREFIX
+    } else {
+        COMMAND_PREFIX
+    }
+}
+
 impl EntireHook {
     /// The command the agent runs for this hook.
     fn command(&self) -> String {
-        format!("{COMMAND_PREFIX}{}", self.name)
+        format!("{}{}", command_prefix(), self.name)
     }
 }
 
@@ -195,6 +208,9 @@ pub fn are_hooks_installed(ctx: &Context, _request: &Request) -> Result<Output> 
         return Ok(Output::Json(json!({ "installed": true })));
     }
     let installed = load(&settings_path(ctx)?)?.is_some_and(|settings| {
+        if ctx.fault(Fault::AreInstalledWithUserHooks) {
+            return has_any_hook(&settings);
+        }
         ENTIRE_HOOKS
             .iter()
             .all(|hook| is_installed(&settings, hook))
@@ -294,7 +310,7 @@ fn command(entry: &Value) -> Option<&str> {
 
 /// Whether `entry` is one of Entire's hooks.
 fn is_entire_entry(entry: &Value) -> bool {
-    command(entry).is_some_and(|command| command.starts_with(COMMAND_PREFIX))
+    command(entry).is_some_and(|command| command.starts_with(command_prefix()))
 }
 
 /// Whether `hook` is installed: a group under its event, with its matcher (a
@@ -314,6 +330,21 @@ fn is_installed(settings: &Settings, hook: &EntireHook) -> bool {
                     .any(|entry| command(entry) == Some(wanted.as_str()))
         })
     })
+}
+
+/// The `are-installed-with-user-hooks` fault: whether any event holds any
+/// hook entry, whoever's it is.
+fn has_any_hook(settings: &Settings) -> bool {
+    settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .is_some_and(|events| {
+            events
+                .values()
+                .filter_map(Value::as_array)
+                .flatten()
+                .any(|group| !entries(group).is_empty())
+        })
 }
 
 /// Add `hook` as a matcher group of its own, so the user's groups are never

@@ -59,8 +59,20 @@ fn event_type_of(hook_name: &str) -> Option<u8> {
 /// built-in agents do: such a hook has no lifecycle significance. For a known
 /// hook, empty stdin is an error ("empty hook input") and so is invalid JSON.
 pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
+    if ctx.fault(Fault::ParseHookWrongFlag) {
+        return Err(Error::failed(
+            "unknown flag: --hook\nusage: parse-hook --hook-name NAME",
+        ));
+    }
     let hook_name = request.args.value("--hook");
-    let Some(event_type) = event_type_of(hook_name) else {
+    let event_type = event_type_of(hook_name).map(|event_type| {
+        if ctx.fault(Fault::HooksOneType) {
+            event_type::SESSION_START
+        } else {
+            event_type
+        }
+    });
+    let Some(event_type) = event_type else {
         if ctx.fault(Fault::ParseHookUnknownErrorSilent) {
             return Err(Error::Silent);
         }

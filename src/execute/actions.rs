@@ -5,6 +5,7 @@
 //! plugin's steps.
 
 use super::*;
+use crate::judge::hookfire;
 
 impl Run<'_> {
     /// Runs a harness action and records its findings as a step.
@@ -49,6 +50,18 @@ impl Run<'_> {
             Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
             Action::CheckInfoTypeStable => self.info_type_stable(sandbox),
             Action::CheckReadOnly => self.read_only(sandbox),
+            Action::CheckHooksFire { before, installed } => {
+                self.hooks_fire(before, installed, sandbox, state)
+            }
+            Action::CheckHookEvents { step } => self.hook_events(step, state),
+            Action::RestartWithUserHooks if !state.user.learnt_any() => {
+                // Nothing of the agent's config to hold the user's hooks.
+                state
+                    .reports
+                    .push(action_report(&case.step_name(index), Vec::new()));
+                return StepEnd::Stop;
+            }
+            Action::RestartWithUserHooks => state.user.restart_with_learnt(sandbox),
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();
@@ -147,3 +160,118 @@ impl Run<'_> {
         )]
     }
 }
+
+impl Run<'_> {
+    /// Runs every hook the install added between the snapshots, as the agent
+    /// would (a command with `sh -c`, a script by its path, a small payload
+    /// on stdin, the host's limits), and judges the calls the `entire`
+    /// stand-in received meanwhile.
+    fn hooks_fire(
+        &self,
+        before: &str,
+        installed: &str,
+        sandbox: &Sandbox,
+        state: &CaseState,
+    ) -> Vec<Finding> {
+        let Some(written) = state.user.written_between(before, installed, sandbox) else {
+            return vec![Finding::failure(format!(
+                "no snapshots named {before:?} and {installed:?}"
+            ))];
+        };
+        let agent = crate::host::discovery::agent_name(self.plugin).unwrap_or_default();
+        let names: Vec<String> = self
+            .info
+            .pointer("/hook_names")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut fired = Vec::new();
+        for hook in hookfire::installed(&written) {
+            let Some(inv) = self.hook_invocation(&hook, sandbox) else {
+                continue;
+            };
+            sandbox.clear_host_calls();
+            let outcome = runner::run(&inv);
+            let calls = sandbox.host_calls().into_iter().map(|c| c.args).collect();
+            let stderr = String::from_utf8_lossy(&outcome.stderr);
+            let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+            let status = match last.trim() {
+                "" => checks::status_text(&outcome),
+                line => format!("{}: {line}", checks::status_text(&outcome)),
+            };
+            fired.push(hookfire::Fired {
+                hook,
+                calls,
+                status,
+            });
+        }
+        hookfire::judge_fired(&agent, &names, !written.is_empty(), &fired)
+    }
+
+    /// The call that runs an installed hook in the sandbox, as an agent runs
+    /// it: `sh -c <command>` or the script itself, from the repository, with
+    /// the sandbox's environment and `entire` stand-in first on `PATH`.
+    fn hook_invocation(&self, hook: &hookfire::Installed, sandbox: &Sandbox) -> Option<Invocation> {
+        let (program, args) = match &hook.run {
+            hookfire::HookRun::Shell(cmd) if cfg!(unix) => (
+                PathBuf::from("/bin/sh"),
+                vec!["-c".to_string(), cmd.clone()],
+            ),
+            hookfire::HookRun::Script if cfg!(unix) => {
+                (sandbox.root().join(&hook.file), Vec::new())
+            }
+            _ => return None,
+        };
+        let mut inv = self.invocation(sandbox, Vec::new(), crate::host::invocation::CALL_TIMEOUT);
+        inv.program = program;
+        inv.args = args;
+        inv.stdin = Some(std::sync::Arc::new(HOOK_PAYLOAD.as_bytes().to_vec()));
+        Some(inv)
+    }
+
+    /// The answers of the `for_each: /hook_names` step `step`, judged as a
+    /// whole.
+    fn hook_events(&self, step: &str, state: &CaseState) -> Vec<Finding> {
+        let names: Vec<String> = self
+            .info
+            .pointer("/hook_names")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let prefix = format!("{step} [");
+        let stderrs: Vec<&str> = state
+            .reports
+            .iter()
+            .filter(|r| r.name.starts_with(&prefix))
+            .map(|r| r.stderr_excerpt.as_str())
+            .collect();
+        let mut answers = Vec::new();
+        for (n, hook) in names.iter().enumerate() {
+            let Some((exit, stdout)) = state.item_answers.get(&(step.to_string(), n)) else {
+                // The step stopped before this hook name: nothing to say.
+                return Vec::new();
+            };
+            answers.push(hookfire::HookAnswer {
+                hook: hook.clone(),
+                exit: *exit,
+                stdout: stdout.clone(),
+                stderr: stderrs.get(n).copied().unwrap_or_default().to_string(),
+            });
+        }
+        hookfire::judge_events(&answers)
+    }
+}
+
+/// The payload each installed hook gets on stdin when the harness fires it:
+/// a small object, as an agent's hook payload is.
+const HOOK_PAYLOAD: &str = "{\"session_id\": \"agent-conform-hook-check\"}\n";

@@ -32,6 +32,9 @@
 //!   the manual uninstall, hosts without `ENTIRE_CLI_VERSION`), the hook
 //!   input it forwards, the discovery deadline inside hooks ("The host of
 //!   September 2026");
+//! - [`hooks`]: what an installed hook must call (`entire hooks <agent>
+//!   <hook>`) and which Event types can make a checkpoint ("The calls the
+//!   host makes over a session, in order");
 //! - [`identity`]: what `info` declares that the host reads (its type, the
 //!   capability keys, `caller_env_vars`) ("The host of September 2026");
 //! - [`ownership`] and [`together`]: which agent owns a transcript path,
@@ -55,6 +58,7 @@ pub mod callers;
 pub mod chunker;
 pub mod decoding;
 pub mod discovery;
+pub mod hooks;
 pub mod identity;
 pub mod ids;
 pub mod invocation;

@@ -22,7 +22,9 @@ use serde_json::Value;
 
 use crate::judge::checks::Finding;
 use crate::judge::formats::{self, Format};
+use crate::judge::moved;
 use crate::judge::planted::{self, Expect};
+use crate::outcome::kind::Kind;
 use crate::running::sandbox::Sandbox;
 
 /// The name of the file the harness plants as the user's.
@@ -52,6 +54,9 @@ pub struct UserData {
     snapshots: BTreeMap<String, Tree>,
     /// Per snapshot, the number of hook entries in each file that has any.
     marks: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Per snapshot, the text of each file (small text files only), to
+    /// tell what an install added to a file (`written_between`).
+    texts: BTreeMap<String, BTreeMap<String, String>>,
     files: BTreeSet<PathBuf>,
     /// JSON files holding the user key: path and whether the user had the
     /// file before the plugin touched it.
@@ -62,6 +67,11 @@ pub struct UserData {
     /// The user's files in their formats, planted before an install: path,
     /// sandbox-relative path, format and what must stay.
     planted: BTreeMap<PathBuf, (String, Format, Expect)>,
+    /// The bytes of each planted file, to find them again when the install
+    /// moves the file aside (`judge::moved`).
+    originals: BTreeMap<PathBuf, String>,
+    /// The planted files an install moved aside, and where to.
+    moved: BTreeMap<PathBuf, PathBuf>,
     /// The files that are the plugin's alone (`own_files:`), sandbox-relative;
     /// one ending in `/` holds every path beneath it.
     own: Vec<String>,
@@ -90,12 +100,45 @@ impl UserData {
                 .any(|o| o == rel || (o.ends_with('/') && rel.starts_with(o.as_str())))
     }
 
+    /// Whether `plant_user_data` learnt any file the install created or
+    /// changed (other than the plugin's own).
+    pub fn learnt_any(&self) -> bool {
+        !self.learnt.is_empty()
+    }
+
     /// Records the current tree under `name`.
     pub fn snapshot(&mut self, name: &str, sandbox: &Sandbox) {
         let tree = scan(sandbox);
         self.marks
             .insert(name.to_string(), hook_marks(&tree, sandbox));
+        self.texts.insert(name.to_string(), texts(&tree, sandbox));
         self.snapshots.insert(name.to_string(), tree);
+    }
+
+    /// The files created or changed between the snapshots `before` and
+    /// `after`, with their texts then, and whether each is executable now;
+    /// `None` when either snapshot is missing.
+    pub fn written_between(
+        &self,
+        before: &str,
+        after: &str,
+        sandbox: &Sandbox,
+    ) -> Option<Vec<crate::judge::hookfire::Written>> {
+        let (was, is) = (self.snapshots.get(before)?, self.snapshots.get(after)?);
+        let (was_text, is_text) = (self.texts.get(before)?, self.texts.get(after)?);
+        let written = is
+            .iter()
+            .filter(|(rel, e)| matches!(e, Entry::File(_)) && was.get(*rel) != Some(*e))
+            .filter_map(|(rel, _)| {
+                Some(crate::judge::hookfire::Written {
+                    rel: rel.clone(),
+                    before: was_text.get(rel).cloned(),
+                    after: is_text.get(rel)?.clone(),
+                    executable: is_executable(&sandbox.root().join(rel)),
+                })
+            })
+            .collect();
+        Some(written)
     }
 
     /// A failure when any file was created, changed or deleted since the
@@ -259,7 +302,7 @@ impl UserData {
     }
 
     /// Every planted file unchanged, every planted key still there.
-    pub fn verify(&self) -> Vec<Finding> {
+    pub fn verify(&mut self) -> Vec<Finding> {
         let mut findings = Vec::new();
         for file in &self.files {
             match fs::read(file) {
@@ -290,16 +333,43 @@ impl UserData {
     }
 
     /// Every planted file still there with every key, item and line of the
-    /// user's.
-    fn verify_planted(&self) -> Vec<Finding> {
+    /// user's, or moved aside whole while the plugin's hook is in its place
+    /// and back exactly as it was once the plugin's hook is gone.
+    fn verify_planted(&mut self) -> Vec<Finding> {
         let mut findings = Vec::new();
         for (path, (rel, format, expect)) in &self.planted {
+            let original = self.originals.get(path).map_or(&[][..], |t| t.as_bytes());
             let Ok(text) = fs::read_to_string(path) else {
-                findings.push(lost(path, "the user's own file was deleted"));
+                let to = self.moved.get(path).cloned().or_else(|| {
+                    moved::find(path, original).filter(|_| original.starts_with(b"#!"))
+                });
+                findings.push(match to {
+                    Some(to) => not_moved_back(rel, &moved::shown(rel, path, &to)),
+                    None => lost(path, "the user's own file was deleted"),
+                });
                 continue;
             };
             let losses = planted::losses(*format, expect, &text);
             if losses.is_empty() {
+                if self.moved.contains_key(path) && text.as_bytes() != original {
+                    findings.push(
+                        Finding::failure(format!(
+                            "user data changed in {rel}: the user's own file, moved aside by the \
+                             install, is back with other bytes than the user's (a moved hook must \
+                             come back exactly as it was)"
+                        ))
+                        .kind(Kind::UserData),
+                    );
+                }
+                continue;
+            }
+            // Only a hook script is chained; a config moved aside is not read.
+            let script = original.starts_with(b"#!");
+            if let Some(to) = moved::find(path, original).filter(|_| script) {
+                if !moved::chains(path, &to, &text) {
+                    findings.push(unchained(rel, &moved::shown(rel, path, &to)));
+                }
+                self.moved.insert(path.clone(), to);
                 continue;
             }
             findings.push(Finding::failure(format!(
@@ -307,7 +377,7 @@ impl UserData {
                  (the guide: never destroy a user's own hooks or settings; a plugin must merge \
                  its entries into the file and take out only its own)",
                 planted::summary(&losses)
-            )));
+            )).kind(Kind::UserData));
         }
         findings
     }
@@ -349,6 +419,8 @@ impl UserData {
         self.files.clear();
         self.keys.clear();
         self.planted.clear();
+        self.originals.clear();
+        self.moved.clear();
         let mut findings = Vec::new();
         for (rel, plugin_text) in self.learnt.clone() {
             let format = formats::detect(&rel, &plugin_text);
@@ -359,9 +431,11 @@ impl UserData {
             let written = path
                 .parent()
                 .map_or(Ok(()), fs::create_dir_all)
-                .and_then(|()| fs::write(&path, text));
+                .and_then(|()| fs::write(&path, &text))
+                .and_then(|()| executable_like(&path, &plugin_text));
             match written {
                 Ok(()) => {
+                    self.originals.insert(path.clone(), text);
                     self.planted.insert(path, (rel, format, expect));
                 }
                 Err(err) => findings.push(harness_problem(&path, &err)),
@@ -376,6 +450,29 @@ fn lost(path: &Path, what: &str) -> Finding {
         "user data lost: {what}: {} (the guide: never destroy a user's own hooks or settings)",
         path.display()
     ))
+    .kind(Kind::UserData)
+}
+
+/// The user's file moved aside to `to` and its place left empty: after the
+/// uninstall the user's own hook no longer runs.
+fn not_moved_back(rel: &str, to: &str) -> Finding {
+    Finding::failure(format!(
+        "user data lost: the user's own {rel} was moved aside to {to} by the install and is not \
+         back at its place: the user's hook no longer runs (a hook moved aside must be moved \
+         back when the plugin's hook goes)"
+    ))
+    .kind(Kind::UserData)
+}
+
+/// The user's file moved aside to `to`, and the hook at its place does not
+/// name it: while the plugin is installed the user's own hook stops running.
+fn unchained(rel: &str, to: &str) -> Finding {
+    Finding::warning(format!(
+        "the install moved the user's own {rel} aside to {to} (kept whole) and the hook now at \
+         its place does not name it: while Entire is installed the user's own hook does not \
+         run (git hook managers chain to the moved hook)"
+    ))
+    .kind(Kind::UserData)
 }
 
 fn harness_problem(path: &Path, err: &std::io::Error) -> Finding {
@@ -442,6 +539,48 @@ fn hook_marks(tree: &Tree, sandbox: &Sandbox) -> BTreeMap<String, usize> {
             (n > 0).then(|| (rel.clone(), n))
         })
         .collect()
+}
+
+/// The largest file whose text a snapshot keeps.
+const TEXT_LIMIT: u64 = 256 * 1024;
+
+/// The text of every small UTF-8 file of a tree.
+fn texts(tree: &Tree, sandbox: &Sandbox) -> BTreeMap<String, String> {
+    tree.iter()
+        .filter(|(_, e)| matches!(e, Entry::File(_)))
+        .filter_map(|(rel, _)| {
+            let path = sandbox.root().join(rel);
+            let small = fs::metadata(&path).ok()?.len() <= TEXT_LIMIT;
+            let text = small.then(|| fs::read_to_string(&path).ok()).flatten()?;
+            Some((rel.clone(), text))
+        })
+        .collect()
+}
+
+/// Makes the user's file at `path` executable when the plugin's file there
+/// was a script (`#!`): the user's own hook script, as a user has it.
+fn executable_like(path: &Path, plugin_text: &str) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if plugin_text.starts_with("#!") {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755))?;
+    }
+    let _ = (path, plugin_text);
+    Ok(())
+}
+
+/// Whether the file at `path` has an execute bit (never on Windows).
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
 }
 
 fn hash_file(path: &Path) -> u64 {

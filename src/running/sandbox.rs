@@ -199,6 +199,17 @@ impl Sandbox {
         host_calls(&self.host_calls_dir())
     }
 
+    /// Forgets the calls the `entire` stand-in received so far, so that the
+    /// next [`Sandbox::host_calls`] holds only later ones.
+    pub fn clear_host_calls(&self) {
+        let Ok(entries) = fs::read_dir(self.host_calls_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+
     /// Where each step's stdin is saved, so a failure can be reproduced.
     pub fn stdin_dir(&self) -> PathBuf {
         self.root.join("stdin")

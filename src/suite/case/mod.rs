@@ -453,6 +453,26 @@ pub enum Action {
     /// The work tree must be unchanged after `info` and `detect`, which the
     /// host runs on every hook and at discovery.
     CheckReadOnly,
+    /// Runs every hook the install added (between the snapshots) as the
+    /// agent would, in the sandbox, and fails unless they reach the
+    /// `entire` stand-in as `entire hooks <this plugin's name> <hook>`.
+    CheckHooksFire {
+        /// The snapshot taken before the install.
+        before: String,
+        /// The snapshot taken after it.
+        installed: String,
+    },
+    /// Judges the answers of the `for_each: /hook_names` step `step` as a
+    /// whole: every hook refusing the host's own flags, or Events that can
+    /// never make a checkpoint.
+    CheckHookEvents {
+        /// The step's name.
+        step: String,
+    },
+    /// `restart_with_learnt_files`, but the case ends there, passed, when
+    /// the install touched no file (hooks fired by the agent's own library:
+    /// no config holds the user's hooks, nothing to check).
+    RestartWithUserHooks,
 }
 
 /// The expected exit status.
