@@ -49,7 +49,9 @@ impl Taken {
 
 /// The finding when the late answer (`late`: exit code and stdout) differs
 /// from the prompt one (`prompt`) in what the host takes from it; `None`
-/// when it says the same. `delay_ms`: how late the second half came.
+/// when it says the same. `delay_ms`: how late the payload came (half of it
+/// before the first byte, half before the second half:
+/// [`crate::running::runner::Invocation::stdin_delay`]).
 ///
 /// A session id the plugin made up itself (the prompt answer's id is not in
 /// the `payload`: an agent whose payloads carry none, a plugin that renews
@@ -73,9 +75,11 @@ pub fn compare(
     {
         return None;
     }
+    let (first, rest) = (delay_ms / 2, delay_ms - delay_ms / 2);
     let message = format!(
-        "with the payload's second half {delay_ms} ms late, parse-hook answered {}, where it \
-         answered {} to the same payload delivered at once ({because})",
+        "with the payload's first byte {first} ms late and its second half {rest} ms after \
+         that, parse-hook answered {}, where it answered {} to the same payload delivered at \
+         once ({because})",
         got.describe(),
         want.describe()
     );
@@ -141,7 +145,7 @@ mod tests {
         );
         let found = found.expect("a finding");
         assert_eq!(found.severity, Severity::Warning);
-        assert!(found.message.contains("gen-1") && found.message.contains("500 ms"));
+        assert!(found.message.contains("gen-1") && found.message.contains("first byte 250 ms late"));
         let refused = compare(
             br#"{"session_id":"s"}"#,
             (Some(0), event),
