@@ -195,7 +195,10 @@ pub fn go_key_matches(key: &str, name: &str) -> bool {
     }
     key == name
         || (key.chars().count() == name.chars().count()
-            && key.chars().zip(name.chars()).all(|(a, b)| fold(a) == fold(b)))
+            && key
+                .chars()
+                .zip(name.chars())
+                .all(|(a, b)| fold(a) == fold(b)))
 }
 
 /// A string field of an Event or answer as the host holds it: `""` for a

@@ -332,7 +332,12 @@ fn check_stdout(
     let shape = expect
         .stdout_schema
         .as_deref()
-        .or(ctx.step.args.as_ref().and_then(|a| a.first()).map(String::as_str))
+        .or(ctx
+            .step
+            .args
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(String::as_str))
         .and_then(answers::go::shape);
     let mut json = match shape {
         Some(fields) => answers::go::normalise(fields, &doc),

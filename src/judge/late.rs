@@ -145,7 +145,9 @@ mod tests {
         );
         let found = found.expect("a finding");
         assert_eq!(found.severity, Severity::Warning);
-        assert!(found.message.contains("gen-1") && found.message.contains("first byte 250 ms late"));
+        assert!(
+            found.message.contains("gen-1") && found.message.contains("first byte 250 ms late")
+        );
         let refused = compare(
             br#"{"session_id":"s"}"#,
             (Some(0), event),

@@ -29,12 +29,7 @@ fn decodings_as_go_makes_them() {
             r#"{"type":2,"prompt":null}"#,
             json!({"type": 2}),
         ),
-        (
-            "missing string",
-            EVENT,
-            r#"{"type":2}"#,
-            json!({"type": 2}),
-        ),
+        ("missing string", EVENT, r#"{"type":2}"#, json!({"type": 2})),
         (
             "wrong-case key",
             EVENT,
@@ -190,7 +185,10 @@ fn events_read_as_the_host_reads_them() {
     assert_eq!(e["type"], json!(1));
     assert_eq!(event(b"null").expect("no event"), Value::Null);
     assert!(event(b"{} {}").is_err());
-    assert_eq!(shape("parse-hook-full").map(<[Field]>::len), Some(EVENT.len()));
+    assert_eq!(
+        shape("parse-hook-full").map(<[Field]>::len),
+        Some(EVENT.len())
+    );
 }
 
 #[test]
