@@ -422,6 +422,14 @@ faults! {
     /// `are-hooks-installed` answers true when the settings file holds any
     /// hook entry at all, the user's own included, not only Entire's.
     AreInstalledWithUserHooks = "are-installed-with-user-hooks",
+    // --- issue 32: decoding and late stdin ---
+    /// `parse-hook` starts a 100 ms deadline before the first byte of its
+    /// payload: when nothing has arrived by then it gives up and invents a
+    /// session id (`reference-<pid>`) for the hook's Event; once a byte has
+    /// come, it reads to EOF. A payload whose first half comes at once is
+    /// read whole; on a loaded machine, where the first byte comes late, the
+    /// session is split.
+    StdinFirstByteDeadline = "stdin-first-byte-deadline",
 }
 
 impl Fault {

@@ -82,6 +82,9 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::ParseHookRejectsTrailingNewline) && request.stdin.ends_with(b"\n") {
         return Err(Error::failed("unexpected data after the hook payload"));
     }
+    if ctx.fault(Fault::StdinFirstByteDeadline) && request.stdin.is_empty() {
+        return invented_session(event_type);
+    }
     if request.stdin.iter().all(u8::is_ascii_whitespace) {
         if ctx.variant(Variant::ParseHookEmptyNull) {
             return Ok(Output::Json(Value::Null));

@@ -201,6 +201,11 @@ fn run(ctx: &Context, command: &Command, raw_flags: &[OsString]) -> Result<()> {
     let mut stdin = Vec::new();
     if command.reads_stdin && command.name == "parse-hook" && ctx.fault(Fault::StdinDeadline) {
         stdin = read_stdin_until(STDIN_DEADLINE);
+    } else if command.reads_stdin
+        && command.name == "parse-hook"
+        && ctx.fault(Fault::StdinFirstByteDeadline)
+    {
+        stdin = read_stdin_if_it_starts_within(STDIN_DEADLINE);
     } else if command.reads_stdin {
         std::io::stdin()
             .read_to_end(&mut stdin)
@@ -237,6 +242,30 @@ fn read_stdin_until(deadline: std::time::Duration) -> Vec<u8> {
             Ok(chunk) => stdin.extend(chunk),
             Err(_) => break,
         }
+    }
+    stdin
+}
+
+/// The `stdin-first-byte-deadline` fault: nothing when no byte of stdin has
+/// come within `deadline`, else all of stdin up to EOF. The reading thread
+/// is left behind when nothing came; the process ends without it.
+fn read_stdin_if_it_starts_within(deadline: std::time::Duration) -> Vec<u8> {
+    let (send, receive) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin();
+        let mut buffer = [0u8; 8192];
+        while let Ok(n @ 1..) = input.read(&mut buffer) {
+            if send.send(buffer[..n].to_vec()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut stdin = match receive.recv_timeout(deadline) {
+        Ok(chunk) => chunk,
+        Err(_) => return Vec::new(),
+    };
+    while let Ok(chunk) = receive.recv() {
+        stdin.extend(chunk);
     }
     stdin
 }

@@ -319,17 +319,33 @@ fn check_stdout(
     if !wants_json {
         return None;
     }
-    let json = match decode_host_json(&out.stdout) {
-        Ok(json) => json,
+    let doc = match crate::host::decoding::decode_ordered(&out.stdout) {
+        Ok(doc) => doc,
         Err(reason) => {
             findings.push(Finding::failure(reason).diff("one JSON value", excerpt(&out.stdout)));
             return None;
         }
     };
-    let mut json = json;
+    // What is judged is what the host holds after Go's decoding (`null`
+    // strings, keys of another case, duplicate keys resolved): the answer's
+    // struct, or the Event of a `parse-hook`.
+    let shape = expect
+        .stdout_schema
+        .as_deref()
+        .or(ctx
+            .step
+            .args
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(String::as_str))
+        .and_then(answers::go::shape);
+    let mut json = match shape {
+        Some(fields) => answers::go::normalise(fields, &doc),
+        None => doc.to_value(),
+    };
     if let Some(schema) = &expect.stdout_schema {
         match answers::fields(schema) {
-            Some(fields) => match as_the_host_decodes(ctx, schema, fields, json, findings) {
+            Some(fields) => match as_the_host_decodes(ctx, schema, fields, &doc, findings) {
                 Ok(seen) => json = seen,
                 Err(json) => return Some(json),
             },
@@ -364,10 +380,11 @@ fn as_the_host_decodes(
     ctx: &StepContext<'_>,
     schema: &str,
     fields: &[answers::Field],
-    json: Value,
+    doc: &crate::host::decoding::Ordered,
     findings: &mut Vec<Finding>,
 ) -> Result<Value, Value> {
-    let judged = answers::judge(fields, &json);
+    let judged = answers::judge_ordered(fields, doc);
+    let json = answers::go::normalise(fields, doc);
     let owned = |c: &answers::Consequence| {
         let item = format!("field:{schema}.{}", c.pointer.trim_start_matches('/'));
         ctx.covers

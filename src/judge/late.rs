@@ -7,7 +7,8 @@
 use serde_json::Value;
 
 use crate::host::Severity;
-use crate::host::decoding::decode_host_json;
+use crate::host::answers::go;
+use crate::host::decoding::{field_int, field_str};
 use crate::outcome::finding::Finding;
 
 /// What the host takes from a `parse-hook` answer.
@@ -18,7 +19,7 @@ enum Taken {
     /// `null` (or output the host cannot decode): no Event.
     NoEvent,
     /// An Event: its type and session id.
-    Event(Option<i64>, String),
+    Event(i64, String),
 }
 
 impl Taken {
@@ -26,14 +27,12 @@ impl Taken {
         if code != Some(0) {
             return Taken::Refusal;
         }
-        match decode_host_json(stdout) {
-            Ok(Value::Object(event)) => Taken::Event(
-                event.get("type").and_then(Value::as_i64),
-                event
-                    .get("session_id")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
+        // The Event as the host holds it: a missing or null type is 0, a
+        // missing or null session id "".
+        match go::event(stdout) {
+            Ok(event @ Value::Object(_)) => Taken::Event(
+                field_int(&event, "type"),
+                field_str(&event, "session_id").to_string(),
             ),
             _ => Taken::NoEvent,
         }
@@ -43,17 +42,16 @@ impl Taken {
         match self {
             Taken::Refusal => "a refusal (non-zero exit)".to_string(),
             Taken::NoEvent => "no Event".to_string(),
-            Taken::Event(kind, id) => {
-                let kind = kind.map_or("no type".to_string(), |k| format!("type {k}"));
-                format!("an Event of {kind} for session {id:?}")
-            }
+            Taken::Event(kind, id) => format!("an Event of type {kind} for session {id:?}"),
         }
     }
 }
 
 /// The finding when the late answer (`late`: exit code and stdout) differs
 /// from the prompt one (`prompt`) in what the host takes from it; `None`
-/// when it says the same. `delay_ms`: how late the second half came.
+/// when it says the same. `delay_ms`: how late the payload came (half of it
+/// before the first byte, half before the second half:
+/// [`crate::running::runner::Invocation::stdin_delay`]).
 ///
 /// A session id the plugin made up itself (the prompt answer's id is not in
 /// the `payload`: an agent whose payloads carry none, a plugin that renews
@@ -77,9 +75,11 @@ pub fn compare(
     {
         return None;
     }
+    let (first, rest) = (delay_ms / 2, delay_ms - delay_ms / 2);
     let message = format!(
-        "with the payload's second half {delay_ms} ms late, parse-hook answered {}, where it \
-         answered {} to the same payload delivered at once ({because})",
+        "with the payload's first byte {first} ms late and its second half {rest} ms after \
+         that, parse-hook answered {}, where it answered {} to the same payload delivered at \
+         once ({because})",
         got.describe(),
         want.describe()
     );
@@ -145,7 +145,9 @@ mod tests {
         );
         let found = found.expect("a finding");
         assert_eq!(found.severity, Severity::Warning);
-        assert!(found.message.contains("gen-1") && found.message.contains("500 ms"));
+        assert!(
+            found.message.contains("gen-1") && found.message.contains("first byte 250 ms late")
+        );
         let refused = compare(
             br#"{"session_id":"s"}"#,
             (Some(0), event),

@@ -53,9 +53,12 @@ pub struct Invocation {
     pub path_first: Option<PathBuf>,
     /// Bytes written to stdin before it is closed; `None` gives no stdin at all.
     pub stdin: Option<Bytes>,
-    /// Deliver stdin in two parts, split at the middle, the second this long
-    /// after the first (a payload that arrives late, as from an agent on a
-    /// loaded machine); `None`: all at once.
+    /// Deliver stdin late, as from an agent on a loaded machine: nothing for
+    /// the first half of this time (the first byte comes late), then the
+    /// payload's first half, then after the second half of this time the
+    /// rest; `None`: all at once. A plugin with a deadline on stdin is caught
+    /// whether its deadline waits for the first byte or for the whole
+    /// payload (host-behaviour "Plugins in the wild", "A deadline on stdin").
     pub stdin_delay: Option<Duration>,
     /// Deadline for the whole invocation.
     pub timeout: Duration,
@@ -488,8 +491,8 @@ fn new_process_group(_cmd: &mut Command) {}
 /// the thread is never joined, so a plugin that neither reads nor exits cannot
 /// block us either (it is killed at the deadline, which ends the write).
 ///
-/// With a `delay`, the first half is written at once and the rest after the
-/// delay, from the thread, which then closes stdin.
+/// With a `delay`, the thread waits half of it, writes the first half of
+/// the bytes, waits the other half, writes the rest and closes stdin.
 fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) {
     let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), input) else {
         return;
@@ -498,8 +501,9 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
         thread::spawn(move || {
             let _own = machine::OwnThread::enter();
             let (first, second) = bytes.split_at(bytes.len() / 2);
+            thread::sleep(delay / 2);
             let _ = pipe.write_all(first).and_then(|()| pipe.flush());
-            thread::sleep(delay);
+            thread::sleep(delay - delay / 2);
             let _ = pipe.write_all(second);
             drop(pipe);
         });

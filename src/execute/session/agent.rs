@@ -122,7 +122,7 @@ impl Play<'_, '_> {
             else {
                 break;
             };
-            let kind = crate::host::decoding::decode_host_json(&answer.stdout)
+            let kind = crate::host::answers::go::event(&answer.stdout)
                 .ok()
                 .filter(|_| answer.ok())
                 .and_then(|e| e.get("type").and_then(Value::as_i64))
@@ -192,7 +192,7 @@ impl Play<'_, '_> {
             }
             return None;
         }
-        let event = match crate::host::decoding::decode_host_json(&answer.stdout) {
+        let event = match crate::host::answers::go::event(&answer.stdout) {
             Ok(event) => event,
             Err(reason) => {
                 let message = format!("hook {hook} fails: {reason}");

@@ -22,11 +22,12 @@ use serde_json::{Map, Value};
 
 use crate::host::Severity;
 
+pub mod go;
 mod table;
 
 use GoType::*;
 use Zero::*;
-pub use table::fields;
+pub use table::{EVENT, fields};
 
 /// A Go type of a decoded field.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +52,8 @@ pub enum GoType {
     Struct(&'static [Field]),
     /// A slice of structs.
     Structs(&'static [Field]),
+    /// A `json.RawMessage`: any JSON value, kept as written (`null` too).
+    Raw,
 }
 
 /// What the host does with a field's zero value.
@@ -110,6 +113,14 @@ impl Judged {
 /// Decodes `doc` as the host decodes the answer with these fields, and
 /// judges the zero values.
 pub fn judge(fields: &[Field], doc: &Value) -> Judged {
+    judge_ordered(fields, &crate::host::decoding::Ordered::from(doc))
+}
+
+/// [`judge`] of a document read with its members in document order
+/// ([`crate::host::decoding::decode_ordered`]): duplicate keys and keys of
+/// another case are resolved as Go resolves them ([`go::normalise`]).
+pub fn judge_ordered(fields: &[Field], doc: &crate::host::decoding::Ordered) -> Judged {
+    let doc = &go::normalise(fields, doc);
     let mut out = Vec::new();
     let seen = match doc {
         Value::Null => {
@@ -151,8 +162,9 @@ fn fill(
                 missing(f, &pointer, out);
                 seen.insert(f.name.to_string(), zero_value(f.ty));
             }
-            // null decodes as the zero value too; it is kept as written, so
-            // that the cases can note it.
+            // null into a slice, map or pointer is nil: kept as written, so
+            // that the cases can note it (null into a scalar changes
+            // nothing and is gone already: go::normalise).
             Some(Value::Null) => missing(f, &pointer, out),
             Some(value) => {
                 if let Err(reason) = decode(f.ty, value, &pointer, out) {
@@ -208,6 +220,7 @@ fn decode(
 ) -> Result<(), String> {
     match (ty, value) {
         (Str, Value::String(_)) | (Bool, Value::Bool(_)) | (Object, Value::Object(_)) => Ok(()),
+        (Raw, _) => Ok(()),
         (Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(()),
         (Int, Value::Number(n)) => Err(format!(
             "{n} is written with a fraction or an exponent; an int field takes a plain integer"
@@ -267,7 +280,7 @@ fn zero_value(ty: GoType) -> Value {
         Int => Value::from(0),
         Bool => Value::Bool(false),
         Strings | BytesList | Structs(_) => Value::Array(Vec::new()),
-        Object | Struct(_) => Value::Null,
+        Object | Struct(_) | Raw => Value::Null,
     }
 }
 
@@ -303,6 +316,7 @@ fn type_name(ty: GoType) -> &'static str {
         BytesList => "a list of base64 strings",
         Object | Struct(_) => "an object",
         Structs(_) => "a list of objects",
+        Raw => "any JSON value",
     }
 }
 

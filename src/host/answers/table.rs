@@ -52,6 +52,44 @@ const ASSET: &[Field] = &[
     field("data", Bytes, Fine),
 ];
 
+/// The capabilities the host reads, each a Go `bool` (host-behaviour "The
+/// host of September 2026", Hooks: "Capability keys the host reads"); any
+/// other key (`uses_terminal`) is ignored by the host.
+const CAPABILITIES: &[Field] = &[
+    field("hooks", Bool, Fine),
+    field("transcript_analyzer", Bool, Fine),
+    field("transcript_preparer", Bool, Fine),
+    field("token_calculator", Bool, Fine),
+    field("compact_transcript", Bool, Fine),
+    field("text_generator", Bool, Fine),
+    field("streaming_text_generator", Bool, Fine),
+    field("hook_response_writer", Bool, Fine),
+    field("subagent_aware_extractor", Bool, Fine),
+];
+
+/// The Event `parse-hook` prints (protocol "Event Object"), as the host
+/// decodes it. What each field's zero value costs depends on the type of
+/// the Event, which the layered schemas say (`schemas/event-host.json` and
+/// the rest): here only the Go types, for [`super::go`]. `timestamp` is a
+/// string that the host parses only when non-empty; `tool_input` a raw
+/// message; `metadata` a `map[string]string`.
+pub const EVENT: &[Field] = &[
+    field("type", Int, Fine),
+    field("session_id", Str, Fine),
+    field("previous_session_id", Str, Fine),
+    field("session_ref", Str, Fine),
+    field("prompt", Str, Fine),
+    field("model", Str, Fine),
+    field("timestamp", Str, Fine),
+    field("tool_use_id", Str, Fine),
+    field("subagent_id", Str, Fine),
+    field("tool_input", Raw, Fine),
+    field("subagent_type", Str, Fine),
+    field("task_description", Str, Fine),
+    field("response_message", Str, Fine),
+    field("metadata", Object, Fine),
+];
+
 /// Every JSON answer the host decodes into a struct, by the name of its
 /// schema (the subcommand). `parse-hook` is not here: its Event has its own
 /// layered schemas (`event-decode`, `event-host`, ...).
@@ -76,7 +114,7 @@ const ANSWERS: &[(&str, &[Field])] = &[
             field("caller_env_vars", Strings, Fine),
             field(
                 "capabilities",
-                Object,
+                Struct(CAPABILITIES),
                 Degrades("no capability is declared: the host calls no optional subcommand"),
             ),
         ],

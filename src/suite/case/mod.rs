@@ -303,8 +303,10 @@ pub struct Step {
     /// subcommands without input.
     #[serde(default)]
     pub stdin: Option<Source>,
-    /// Deliver stdin in two parts, split at the middle, the second this many
-    /// milliseconds after the first (a payload that arrives late). The
+    /// Deliver stdin late: its first byte after half of this many
+    /// milliseconds, its second half (split at the middle) after the other
+    /// half (a payload that arrives late: a deadline that waits for the
+    /// first byte and one that waits for the whole payload both miss it). The
     /// invocations of a `for_each` step with a delay run at once, so the
     /// waits overlap.
     #[serde(default)]
