@@ -4,6 +4,7 @@
 mod assertions;
 pub mod checks;
 mod context;
+mod crashes;
 pub mod discovery;
 pub mod environment;
 pub mod formats;
