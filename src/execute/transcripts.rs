@@ -96,15 +96,15 @@ impl Run<'_> {
         let crashed = state.reports.last().is_some_and(|r| {
             r.findings.iter().any(|f| f.kind == Kind::Crashed)
         });
-        let did = if crashed {
-            "crashed on (not a clean refusal: see the step's note)"
+        let (did, how) = if crashed {
+            ("crashed on", " (a crash, not a clean refusal)")
         } else {
-            "refused (or read nothing of)"
+            ("refused (or read nothing of)", "")
         };
         if !self.samples.is_empty() {
             return format!(
-                "the plugin {did} the generic transcript {} at {step} (another agent's format, \
-                 which the host never sends it); its own samples were checked instead",
+                "the plugin {did} the generic transcript {} at {step}{how} (another agent's \
+                 format, which the host never sends it); its own samples were checked instead",
                 each.generic
             );
         }
@@ -146,7 +146,7 @@ impl Run<'_> {
             };
             (Kind::Unverified, super::fold::unverified_message(
                 &format!(
-                    "the plugin {did} the generic transcript {} at {step}{said}{why}",
+                    "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
                     each.generic
                 ),
                 case.group(),

@@ -101,6 +101,9 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         }
         _ => return Verdict::Checked(findings, None),
     }
+    if let Some(refused) = raw_unread(ctx, out) {
+        return Verdict::Refused(refused, findings);
+    }
     if ctx.empty_is_unread
         && let Ok(json) = decode_host_json(&out.stdout)
         && all_zero(&json)
@@ -120,6 +123,35 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
     }
     let json = check_stdout(ctx, out, &mut findings);
     Verdict::Checked(findings, json)
+}
+
+/// An answer of raw bytes (`expect: stdout`) where a refusal is allowed
+/// (`on_refusal`) that is empty or all zero (`{}`, `null`) for an input
+/// that is not: the plugin read nothing of it, as a refusal does, and says
+/// so with exit 0 (host-behaviour, "Plugins in the wild": "An answer to
+/// input it cannot read that is empty rather than refused"). `read-transcript`
+/// answering `{}` for another agent's transcript is the pattern; the host
+/// never sends one, so it weighs as the step's refusal.
+fn raw_unread(ctx: &StepContext<'_>, out: &Outcome) -> Option<Refusal> {
+    let written = ctx.step.on_refusal.as_ref()?;
+    let want = (ctx.resolve)(ctx.step.expect.stdout.as_ref()?).ok()?;
+    let nothing = out.stdout.iter().all(u8::is_ascii_whitespace)
+        || decode_host_json(&out.stdout).is_ok_and(|json| all_zero(&json));
+    if !nothing || want.iter().all(u8::is_ascii_whitespace) || want == out.stdout {
+        return None;
+    }
+    let answered = match excerpt(&out.stdout).trim() {
+        "" => "nothing".to_string(),
+        text => format!("`{text}`"),
+    };
+    Some(Refusal {
+        note: format!(
+            "the plugin answered {answered} with exit 0 (nothing read) for the transcript: \
+             {}",
+            written.note
+        ),
+        ..written.clone()
+    })
 }
 
 /// A call of a declared capability's subcommand that answers "unknown
