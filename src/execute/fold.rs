@@ -129,7 +129,8 @@ fn words(kind: WorkTree) -> &'static str {
 /// to case) made alike, for comparing variants.
 fn alike(message: &str) -> String {
     static PATHS: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
-    let re = PATHS.get_or_init(|| regex::Regex::new(r"/[^\s\x22'`]*agent-conform-[^\s\x22'`]*").ok());
+    let re =
+        PATHS.get_or_init(|| regex::Regex::new(r"/[^\s\x22'`]*agent-conform-[^\s\x22'`]*").ok());
     let message = match re {
         Some(re) => re.replace_all(message, "<sandbox>").into_owned(),
         None => message.to_string(),
@@ -253,8 +254,11 @@ mod tests {
     fn unverified(severity: Severity) -> Finding {
         Finding {
             severity,
-            ..Finding::failure(unverified_message("the plugin refused it", "transcript_analyzer"))
-                .kind(Kind::Unverified)
+            ..Finding::failure(unverified_message(
+                "the plugin refused it",
+                "transcript_analyzer",
+            ))
+            .kind(Kind::Unverified)
         }
     }
 
@@ -262,13 +266,25 @@ mod tests {
     fn an_unverified_capability_warns_once_even_where_only_notes_met_it() {
         let mut reports = vec![
             case("a.position", "transcript_analyzer", vec![]),
-            case("a.summary", "transcript_analyzer", vec![unverified(Severity::Note)]),
-            case("a.prompts", "transcript_analyzer", vec![unverified(Severity::Note)]),
+            case(
+                "a.summary",
+                "transcript_analyzer",
+                vec![unverified(Severity::Note)],
+            ),
+            case(
+                "a.prompts",
+                "transcript_analyzer",
+                vec![unverified(Severity::Note)],
+            ),
         ];
         unverified_once(&mut reports);
         assert_eq!(reports[0].outcome, CaseOutcome::Passed);
         assert_eq!(reports[1].outcome, CaseOutcome::Warning);
-        assert!(reports[1].steps[0].findings[0].message.contains("transcripts:"));
+        assert!(
+            reports[1].steps[0].findings[0]
+                .message
+                .contains("transcripts:")
+        );
         assert_eq!(reports[2].outcome, CaseOutcome::Note);
         let again = &reports[2].steps[0].findings[0].message;
         assert!(again.contains("see a.summary"), "{again}");
@@ -277,8 +293,16 @@ mod tests {
     #[test]
     fn the_case_marked_warning_says_it_and_the_others_note_it() {
         let mut reports = vec![
-            case("a.summary", "transcript_analyzer", vec![unverified(Severity::Note)]),
-            case("a.position", "transcript_analyzer", vec![unverified(Severity::Warning)]),
+            case(
+                "a.summary",
+                "transcript_analyzer",
+                vec![unverified(Severity::Note)],
+            ),
+            case(
+                "a.position",
+                "transcript_analyzer",
+                vec![unverified(Severity::Warning)],
+            ),
         ];
         unverified_once(&mut reports);
         assert_eq!(reports[0].outcome, CaseOutcome::Note);
@@ -296,7 +320,10 @@ mod tests {
         ];
         work_trees_once(&mut reports);
         let first = &reports[0].steps[0].findings[0].message;
-        assert!(first.ends_with("(also in: linked worktree, submodule)"), "{first}");
+        assert!(
+            first.ends_with("(also in: linked worktree, submodule)"),
+            "{first}"
+        );
         assert_eq!(reports[0].outcome, CaseOutcome::Failed);
         for variant in &reports[1..3] {
             assert_eq!(variant.outcome, CaseOutcome::Note, "{}", variant.id);
@@ -308,7 +335,11 @@ mod tests {
     fn a_finding_only_one_work_tree_has_stays_there() {
         let mut reports = vec![
             case("s", "", vec![]),
-            case("s.linked-worktree", "", vec![Finding::failure("Not a directory")]),
+            case(
+                "s.linked-worktree",
+                "",
+                vec![Finding::failure("Not a directory")],
+            ),
         ];
         work_trees_once(&mut reports);
         assert_eq!(reports[1].outcome, CaseOutcome::Failed);

@@ -93,9 +93,10 @@ impl Run<'_> {
         step: &str,
         state: &mut CaseState,
     ) -> String {
-        let crashed = state.reports.last().is_some_and(|r| {
-            r.findings.iter().any(|f| f.kind == Kind::Crashed)
-        });
+        let crashed = state
+            .reports
+            .last()
+            .is_some_and(|r| r.findings.iter().any(|f| f.kind == Kind::Crashed));
         let (did, how) = if crashed {
             ("crashed on", " (a crash, not a clean refusal)")
         } else {
@@ -123,13 +124,16 @@ impl Run<'_> {
         let (kind, message) = if later {
             // An empty answer after the plugin had answered the same
             // transcript (a position measured from the file's size, say).
-            (Kind::ForeignFormat, format!(
-                "not verified here: the plugin read nothing of the generic transcript {} at \
+            (
+                Kind::ForeignFormat,
+                format!(
+                    "not verified here: the plugin read nothing of the generic transcript {} at \
                  {step} (an empty answer after an earlier answer measured from the file): \
                  another agent's format, which the host never sends it; its values are judged \
                  only on a transcript it reads (name a sample of yours: `transcripts:`)",
-                each.generic
-            ))
+                    each.generic
+                ),
+            )
         } else {
             // The JSON report carries no stderr, so the message quotes it.
             let said = state
@@ -144,16 +148,23 @@ impl Run<'_> {
             } else {
                 ": another agent's format, or a subcommand that does not work"
             };
-            (Kind::Unverified, super::fold::unverified_message(
-                &format!(
-                    "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
-                    each.generic
+            (
+                Kind::Unverified,
+                super::fold::unverified_message(
+                    &format!(
+                        "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
+                        each.generic
+                    ),
+                    case.group(),
                 ),
-                case.group(),
-            ))
+            )
         };
         let mut finding = Finding {
-            severity: if kind == Kind::Unverified { each.unverified } else { Severity::Note },
+            severity: if kind == Kind::Unverified {
+                each.unverified
+            } else {
+                Severity::Note
+            },
             ..Finding::failure(message.clone()).kind(kind)
         };
         finding.cap(case.severity);

@@ -80,7 +80,10 @@ pub fn crashed(stderr: &[u8], exit: Option<i32>, signal: Option<i32>) -> Option<
     let name = died.and_then(|s| CRASH_SIGNALS.iter().find(|(n, _)| *n == s))?;
     let what = match exit {
         None => format!("killed by signal {} ({})", name.0, name.1),
-        Some(code) => format!("exit {code}, a process killed by signal {} ({})", name.0, name.1),
+        Some(code) => format!(
+            "exit {code}, a process killed by signal {} ({})",
+            name.0, name.1
+        ),
     };
     Some(Crash {
         what,
@@ -117,7 +120,9 @@ fn language_trace(text: &str) -> Option<(&'static str, String)> {
         let message = lines[at + 1..]
             .iter()
             .map(|l| l.trim())
-            .take_while(|l| !l.is_empty() && !l.starts_with("note: ") && !l.starts_with("stack backtrace"))
+            .take_while(|l| {
+                !l.is_empty() && !l.starts_with("note: ") && !l.starts_with("stack backtrace")
+            })
             .collect::<Vec<_>>()
             .join(" ");
         let said = if message.is_empty() {
@@ -140,10 +145,7 @@ fn language_trace(text: &str) -> Option<(&'static str, String)> {
     if let Some(line) = lines.iter().find(|l| l.contains("Exception in thread")) {
         return Some(("Java exception", cut(line.trim())));
     }
-    let frames = lines
-        .iter()
-        .filter(|l| is_node_frame(l))
-        .count();
+    let frames = lines.iter().filter(|l| is_node_frame(l)).count();
     if frames >= 2 {
         return Some(("Node stack trace", node_exception(&lines)));
     }
@@ -153,7 +155,10 @@ fn language_trace(text: &str) -> Option<(&'static str, String)> {
 /// A Node frame: `    at f (/x/y.js:3:7)`, `    at /x/y.mjs:1:1`.
 fn is_node_frame(line: &str) -> bool {
     let line = line.trim_start();
-    line.starts_with("at ") && [".js:", ".mjs:", ".cjs:", ".ts:", "node:"].iter().any(|e| line.contains(e))
+    line.starts_with("at ")
+        && [".js:", ".mjs:", ".cjs:", ".ts:", "node:"]
+            .iter()
+            .any(|e| line.contains(e))
 }
 
 /// Python's exception: the last line that is not indented after the
@@ -165,7 +170,10 @@ fn python_exception(lines: &[&str]) -> String {
         .rev()
         .map(|l| l.trim_end())
         .find(|l| {
-            !l.is_empty() && !l.starts_with(' ') && !l.starts_with('\t') && !l.starts_with("Traceback")
+            !l.is_empty()
+                && !l.starts_with(' ')
+                && !l.starts_with('\t')
+                && !l.starts_with("Traceback")
         })
         .map_or_else(String::new, cut)
 }
@@ -212,7 +220,10 @@ mod tests {
         let stderr = "Traceback (most recent call last):\n  File \"/p/entire-agent-x\", line 9, in <module>\n    main()\n  File \"/p/entire-agent-x\", line 5, in main\n    raise ValueError(\"not our format\")\nValueError: not our format\n";
         assert_eq!(
             said(stderr, Some(1), None),
-            Some(("Python traceback".into(), "ValueError: not our format".into()))
+            Some((
+                "Python traceback".into(),
+                "ValueError: not our format".into()
+            ))
         );
     }
 
@@ -268,7 +279,10 @@ mod tests {
             assert_eq!(said(stderr, exit, None), None, "{stderr}");
         }
         // A trace of a call that succeeded is no crash of the call.
-        assert_eq!(said("Traceback (most recent call last):\nX: y\n", Some(0), None), None);
+        assert_eq!(
+            said("Traceback (most recent call last):\nX: y\n", Some(0), None),
+            None
+        );
         assert!(trace(b"Traceback (most recent call last):\nX: y\n").is_some());
     }
 }
