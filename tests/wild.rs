@@ -604,13 +604,14 @@ fn a_session_id_renewed_at_every_turn_degrades_when_resume_names_none() {
     passes_with(
         "turnids",
         &[],
-        &["session.agent"],
+        // Its findings name the ids it makes, which differ per work tree:
+        // each variant says its own.
         &[
-            "core.format-resume-command.mentions-id",
-            // The same finding in the other work trees: said once (also in).
+            "session.agent",
             "session.agent.linked-worktree",
             "session.agent.submodule",
         ],
+        &["core.format-resume-command.mentions-id"],
     );
     let run = run_json(&wild("turnids"), &["--only", "session.agent"], &[]);
     let message = run.messages("session.agent");
