@@ -59,6 +59,7 @@ pub fn run(
     for (run, all) in runs.iter().zip(reports.iter_mut()) {
         run.weigh_eventless(&suite.cases, all);
         once::once_per_variable(all);
+        super::fold::fold(all);
     }
     progress.done();
     let infos: Vec<Option<Value>> = runs.iter().map(Run::info_value).collect();

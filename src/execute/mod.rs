@@ -44,6 +44,7 @@ use crate::suite::template::{Bindings, Template, expand_json};
 mod actions;
 mod at_once;
 pub mod breaker;
+mod fold;
 mod hosts;
 pub mod many;
 mod newest;
@@ -146,6 +147,7 @@ pub fn run(
     reports.extend(rest);
     run.weigh_eventless(&suite.cases, &mut reports);
     once::once_per_variable(&mut reports);
+    fold::fold(&mut reports);
     run.progress.done();
     let info = run.info_value();
     run.depot.finish();

@@ -3,6 +3,7 @@
 //! a refusal of the generic one means.
 
 use super::*;
+use crate::outcome::Kind;
 
 impl Run<'_> {
     /// Runs the steps once per transcript: the generic one, then each of the
@@ -80,9 +81,11 @@ impl Run<'_> {
         None
     }
 
-    /// The plugin refused the generic transcript, which the host never sends
-    /// it: with samples, only a note on the case; without, the capability is
-    /// unverified, which the case reports at `each.unverified`.
+    /// The plugin refused (or crashed on) the generic transcript, which the
+    /// host never sends it: with samples, only a note on the case; without,
+    /// the capability is unverified, a finding of kind
+    /// [`Kind::Unverified`] that the run says once per capability, as a
+    /// warning ([`super::fold::unverified_once`]).
     pub(super) fn generic_refused(
         &self,
         case: &Case,
@@ -90,15 +93,23 @@ impl Run<'_> {
         step: &str,
         state: &mut CaseState,
     ) -> String {
+        let crashed = state
+            .reports
+            .last()
+            .is_some_and(|r| r.findings.iter().any(|f| f.kind == Kind::Crashed));
+        let (did, how) = if crashed {
+            ("crashed on", " (a crash, not a clean refusal)")
+        } else {
+            ("refused (or read nothing of)", "")
+        };
         if !self.samples.is_empty() {
             return format!(
-                "the plugin refused (or read nothing of) the generic transcript {} at {step} \
-                 (another agent's format, \
-                 which the host never sends it); its own samples were checked instead",
+                "the plugin {did} the generic transcript {} at {step}{how} (another agent's \
+                 format, which the host never sends it); its own samples were checked instead",
                 each.generic
             );
         }
-        if let Some(message) = self.declared_missing(case, each, step, state) {
+        if !crashed && let Some(message) = self.declared_missing(case, each, step, state) {
             return message;
         }
         let first = case
@@ -110,46 +121,51 @@ impl Run<'_> {
             .reports
             .last()
             .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
-        let message = if later {
+        let (kind, message) = if later {
             // An empty answer after the plugin had answered the same
             // transcript (a position measured from the file's size, say).
-            format!(
-                "not verified here: the plugin read nothing of the generic transcript {} at \
+            (
+                Kind::ForeignFormat,
+                format!(
+                    "not verified here: the plugin read nothing of the generic transcript {} at \
                  {step} (an empty answer after an earlier answer measured from the file): \
                  another agent's format, which the host never sends it; its values are judged \
                  only on a transcript it reads (name a sample of yours: `transcripts:`)",
-                each.generic
-            )
-        } else if each.unverified == Severity::Note {
-            // The capability's warning says it all; the other cases note it.
-            format!(
-                "the plugin refused (or read nothing of) the generic transcript {} at {step}; {} \
-                 is unverified \
-                 (see the capability's warning)",
-                each.generic,
-                case.group()
+                    each.generic
+                ),
             )
         } else {
             // The JSON report carries no stderr, so the message quotes it.
             let said = state
                 .reports
                 .last()
+                .filter(|_| !crashed)
                 .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
                 .map(|l| format!(" (\"{}\")", shorten(l.trim(), 100)))
                 .unwrap_or_default();
-            format!(
-                "the plugin refused (or read nothing of) the generic transcript {} at \
-                 {step}{said}: another agent's \
-                 format, or a subcommand that does not work; with no sample transcript of its \
-                 own, {}, which info declares, is unverified; name one in a --cases file: \
-                 `transcripts: [samples/<a transcript of yours>]`",
-                each.generic,
-                case.group()
+            let why = if crashed {
+                ""
+            } else {
+                ": another agent's format, or a subcommand that does not work"
+            };
+            (
+                Kind::Unverified,
+                super::fold::unverified_message(
+                    &format!(
+                        "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
+                        each.generic
+                    ),
+                    case.group(),
+                ),
             )
         };
         let mut finding = Finding {
-            severity: each.unverified,
-            ..Finding::failure(message.clone())
+            severity: if kind == Kind::Unverified {
+                each.unverified
+            } else {
+                Severity::Note
+            },
+            ..Finding::failure(message.clone()).kind(kind)
         };
         finding.cap(case.severity);
         if let Some(last) = state.reports.last_mut() {

@@ -24,14 +24,16 @@ use regex::Regex;
 ///   (Go's `os.Getenv` checks, Python's `os.environ` checks);
 /// - `$X` and `${X}` (a shell's `${X:?}`, a message quoting the variable);
 /// - `missing X`, `missing environment variable X`, `environment variable
-///   X`, `env var X` (libraries' wording);
-/// - `KeyError: 'X'` (Python's `os.environ["X"]`).
+///   X`, `env var X` (libraries' wording).
+///
+/// Python's `KeyError: 'X'` of `os.environ["X"]` is no such phrasing: it
+/// is the last line of a traceback, a crash (`crate::host::crash`), never
+/// a clean refusal.
 const PATTERNS: &[&str] = &[
     r"\b(?P<v>[A-Z][A-Z0-9_]+)\b['`\x22]?\s+(?:must be (?:set|defined|provided)|is (?:not set|unset|required|empty|not defined|undefined)|not set|unset|required)\b",
     r"\$\{?(?P<v>[A-Z][A-Z0-9_]+)\b",
     r"(?i:missing|unset|undefined)(?:\s+(?i:required))?(?:\s+(?i:environment|env))?(?:\s+(?i:variable|var))?:?\s+['`\x22]?(?P<v>[A-Z][A-Z0-9_]+)\b",
     r"(?i:environment variable|env var|env variable)s?:?\s+['`\x22]?(?P<v>[A-Z][A-Z0-9_]+)\b",
-    r"KeyError: '(?P<v>[A-Z][A-Z0-9_]+)'",
 ];
 
 fn patterns() -> &'static [Regex] {
@@ -121,7 +123,6 @@ mod tests {
             "missing environment variable: FOO_HOME",
             "sh: 1: FOO_HOME: parameter not set (${FOO_HOME:?})",
             "cannot read $FOO_HOME/config",
-            "KeyError: 'FOO_HOME'",
             "FOO_HOME is empty",
         ] {
             assert_eq!(unset(stderr).as_deref(), Some("FOO_HOME"), "{stderr}");

@@ -5,6 +5,8 @@
 //! names the section of host-behaviour.md it encodes:
 //! - [`agent_env`]: a refusal naming a variable the agent always sets
 //!   ("Plugins in the wild");
+//! - [`crash`]: a crash (a trace, a panic, a fatal signal) told from a
+//!   clean refusal ("Invocation");
 //! - [`answers`]: how each JSON answer is decoded (Go's `encoding/json`) and
 //!   what each field's zero value costs the user ("How output is decoded",
 //!   "What each answer costs the user, from the host's source");
@@ -56,6 +58,7 @@ pub mod answers;
 pub mod builtin_dirs;
 pub mod callers;
 pub mod chunker;
+pub mod crash;
 pub mod decoding;
 pub mod discovery;
 pub mod hooks;

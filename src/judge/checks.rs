@@ -36,9 +36,20 @@ pub enum Verdict {
 
 /// Checks one outcome.
 pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
-    let mut findings = universal(ctx.timeout_secs, out);
+    let mut findings = Vec::new();
+    every_call(ctx.timeout_secs, out, &mut findings);
     if findings.iter().any(|f| f.severity == Severity::Failure) {
         return Verdict::Checked(findings, None);
+    }
+    if let Some(crash) = crate::host::crash::crashed(&out.stderr, out.exit_code(), out.signal) {
+        return super::crashes::weigh(ctx, out, &crash, findings);
+    }
+    if let Some(killed) = killed_from_outside(out) {
+        findings.push(killed);
+        return Verdict::Checked(findings, None);
+    }
+    if let Some(traced) = super::crashes::trace_at_success(out) {
+        findings.push(traced);
     }
     let code = out.exit_code();
     if ctx.step.expect.exit == ExitExpect::Success
@@ -90,6 +101,9 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         }
         _ => return Verdict::Checked(findings, None),
     }
+    if let Some(refused) = raw_unread(ctx, out) {
+        return Verdict::Refused(refused, findings);
+    }
     if ctx.empty_is_unread
         && let Ok(json) = decode_host_json(&out.stdout)
         && all_zero(&json)
@@ -109,6 +123,35 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
     }
     let json = check_stdout(ctx, out, &mut findings);
     Verdict::Checked(findings, json)
+}
+
+/// An answer of raw bytes (`expect: stdout`) where a refusal is allowed
+/// (`on_refusal`) that is empty or all zero (`{}`, `null`) for an input
+/// that is not: the plugin read nothing of it, as a refusal does, and says
+/// so with exit 0 (host-behaviour, "Plugins in the wild": "An answer to
+/// input it cannot read that is empty rather than refused"). `read-transcript`
+/// answering `{}` for another agent's transcript is the pattern; the host
+/// never sends one, so it weighs as the step's refusal.
+fn raw_unread(ctx: &StepContext<'_>, out: &Outcome) -> Option<Refusal> {
+    let written = ctx.step.on_refusal.as_ref()?;
+    let want = (ctx.resolve)(ctx.step.expect.stdout.as_ref()?).ok()?;
+    let nothing = out.stdout.iter().all(u8::is_ascii_whitespace)
+        || decode_host_json(&out.stdout).is_ok_and(|json| all_zero(&json));
+    if !nothing || want.iter().all(u8::is_ascii_whitespace) || want == out.stdout {
+        return None;
+    }
+    let answered = match excerpt(&out.stdout).trim() {
+        "" => "nothing".to_string(),
+        text => format!("`{text}`"),
+    };
+    Some(Refusal {
+        note: format!(
+            "the plugin answered {answered} with exit 0 (nothing read) for the transcript: \
+             {}",
+            written.note
+        ),
+        ..written.clone()
+    })
 }
 
 /// A call of a declared capability's subcommand that answers "unknown
@@ -150,9 +193,41 @@ fn all_zero(value: &Value) -> bool {
     }
 }
 
-/// The rules the host applies to every call.
+/// The rules the host applies to every call, a crash included (as a
+/// warning: the caller judges the exit itself).
 pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
     let mut findings = Vec::new();
+    every_call(timeout_secs, out, &mut findings);
+    if let Some(trace) = crate::host::crash::trace(&out.stderr) {
+        findings.push(
+            Finding::warning(format!(
+                "crashed: stderr holds a {}: the plugin crashed instead of reporting the \
+                 problem; the host shows stderr to the user, who needs one clear sentence",
+                trace.describe()
+            ))
+            .kind(Kind::Crashed),
+        );
+    }
+    findings.extend(killed_from_outside(out));
+    findings
+}
+
+/// A call that a signal ended, past what [`crate::host::crash`] reads as a
+/// crash of its own (a SIGKILL, a SIGTERM): a failure, the call did not
+/// answer.
+fn killed_from_outside(out: &Outcome) -> Option<Finding> {
+    let by_signal = out.termination == Termination::Exited(None)
+        && !out.stdout_overflow
+        && !(out.oversize.is_some() && out.signal == Some(crate::running::machine::SIGXFSZ));
+    by_signal.then(|| {
+        Finding::failure("was killed by a signal (it crashed, or was killed from outside)")
+            .kind(Kind::Crashed)
+    })
+}
+
+/// The rules of every call but a crash's: the deadline, the sandbox, the
+/// output limits, held pipes, a silent non-zero exit, the machine.
+fn every_call(timeout_secs: f64, out: &Outcome, findings: &mut Vec<Finding>) {
     match &out.termination {
         Termination::SpawnFailed(reason) => {
             findings.push(Finding::hard(reason.clone()).kind(Kind::SpawnFailed))
@@ -187,15 +262,6 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
             );
         }
     }
-    if let Some(kind) = crash_trace(&out.stderr) {
-        findings.push(
-            Finding::warning(format!(
-                "stderr holds a {kind}: the plugin crashed instead of reporting the problem; \
-             the host shows stderr to the user, who needs one clear sentence"
-            ))
-            .kind(Kind::Crashed),
-        );
-    }
     if out.pipes_held_open {
         findings.push(
             Finding::warning(
@@ -204,29 +270,21 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
             .kind(Kind::PipesHeld),
         );
     }
-    if let Some(code) = out.exit_code() {
-        if code != 0 && String::from_utf8_lossy(&out.stderr).trim().is_empty() {
-            // The call fails in the host either way; silence only takes the
-            // user's clue away: a warning.
-            findings.push(
-                Finding::warning(format!(
-                    "exited {code} with nothing on stderr: the host shows stderr to the user \
-                 as the error, so a silent failure leaves them nothing to act on"
-                ))
-                .kind(Kind::SilentError),
-            );
-        }
-    } else if out.termination == Termination::Exited(None)
-        && !out.stdout_overflow
-        && !(out.oversize.is_some() && out.signal == Some(crate::running::machine::SIGXFSZ))
+    if let Some(code) = out.exit_code()
+        && code != 0
+        && String::from_utf8_lossy(&out.stderr).trim().is_empty()
     {
+        // The call fails in the host either way; silence only takes the
+        // user's clue away: a warning.
         findings.push(
-            Finding::failure("was killed by a signal (it crashed, or was killed from outside)")
-                .kind(Kind::Crashed),
+            Finding::warning(format!(
+                "exited {code} with nothing on stderr: the host shows stderr to the user \
+                 as the error, so a silent failure leaves them nothing to act on"
+            ))
+            .kind(Kind::SilentError),
         );
     }
-    machine_findings(out, &mut findings);
-    findings
+    machine_findings(out, findings);
 }
 
 /// What the call did to the machine beyond its sandbox's rules (see
@@ -255,30 +313,6 @@ fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
         ));
         warning.hard = true;
         findings.push(warning.kind(Kind::LeftRunning));
-    }
-}
-
-/// Recognises the crash output of common plugin languages on stderr.
-fn crash_trace(stderr: &[u8]) -> Option<&'static str> {
-    let text = String::from_utf8_lossy(&stderr[..stderr.len().min(64 * 1024)]);
-    let has = |needle: &str| text.contains(needle);
-    if has("panicked at") {
-        Some("Rust panic")
-    } else if has("Traceback (most recent call last)") {
-        Some("Python traceback")
-    } else if has("goroutine ") && has("panic:") {
-        Some("Go panic trace")
-    } else if has("Exception in thread") {
-        Some("Java exception trace")
-    } else if text
-        .lines()
-        .filter(|l| l.trim_start().starts_with("at ") && l.contains(".js:"))
-        .count()
-        >= 2
-    {
-        Some("JavaScript stack trace")
-    } else {
-        None
     }
 }
 

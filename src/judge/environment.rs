@@ -8,9 +8,15 @@ use crate::running::runner::{Invocation, Outcome};
 use crate::suite::case::{Refusal, RefusalOutcome};
 
 /// The variable a clean refusal of `inv` names that its environment does
-/// not set: `None` for a call that exited 0, crashed or timed out.
+/// not set: `None` for a call that exited 0, crashed or timed out. A crash
+/// ([`crate::host::crash`]) is never such a refusal, whatever its trace
+/// names (a source line, a `KeyError`): it says nothing of what the plugin
+/// meant to refuse.
 pub fn needed_variable(inv: &Invocation, out: &Outcome) -> Option<String> {
     if out.exit_code().is_none_or(|code| code == 0) {
+        return None;
+    }
+    if crate::host::crash::crashed(&out.stderr, out.exit_code(), out.signal).is_some() {
         return None;
     }
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -5,6 +5,7 @@ pub mod allow;
 mod assertions;
 pub mod checks;
 mod context;
+mod crashes;
 pub mod discovery;
 pub mod environment;
 pub mod formats;
