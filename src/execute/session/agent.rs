@@ -477,7 +477,7 @@ impl Play<'_, '_> {
     /// as the host does (issue 32, item 3); `None` when the answer names no
     /// other id.
     pub(super) fn second_session_id(&mut self, first: &str) -> Option<String> {
-        if self.recorded() || !self.own(first) || self.stopped {
+        if self.recorded() || !self.own_ids.contains(first) || self.stopped {
             return None;
         }
         let names = self.hook_names();

@@ -312,9 +312,12 @@ impl<'p, 'r> Play<'p, 'r> {
         }
     }
 
-    /// Whether the plugin's own Events gave this session id.
+    /// Whether this session id may be of the plugin's own making: its
+    /// Events gave it, or they gave none at all (the form of its ids is
+    /// then not known, and a refusal is judged as before: its store may be
+    /// missing).
     fn own(&self, id: &str) -> bool {
-        self.own_ids.contains(id)
+        self.own_ids.is_empty() || self.own_ids.contains(id)
     }
 
     /// A refusal of a session id the plugin's `parse-hook` never produced:
@@ -323,7 +326,9 @@ impl<'p, 'r> Play<'p, 'r> {
     /// skipped.
     fn foreign_id(&mut self, id: &str, subcommand: &str) {
         let message = format!(
-            "{subcommand} refused session id {id:?}, which this plugin's parse-hook never              produced; the host only passes the session ids of the plugin's own Events, so this              is not verified here"
+            "{subcommand} refused session id {id:?}, which this plugin's parse-hook never \
+             produced; the host only passes the session ids of the plugin's own Events, so this \
+             is not verified here"
         );
         let finding = Finding::note(message).kind(crate::outcome::Kind::NotVerified);
         match self.state.reports.last_mut() {
