@@ -14,7 +14,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -102,7 +102,7 @@ fn to_run_alone(full: &BTreeMap<String, String>) -> Vec<String> {
 }
 
 /// One case alone: its outcome.
-fn alone(plugin: &PathBuf, args: &[String], id: &str) -> String {
+fn alone(plugin: &Path, args: &[String], id: &str) -> String {
     let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
     all.extend(["-j", "1", "--only", id]);
     let run = run_json(plugin, &all, &[]);
