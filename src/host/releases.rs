@@ -124,11 +124,6 @@ pub enum Fact {
     SessionPreflight,
     /// `antigravity` built in, `gemini` retired (claimable by a plugin).
     GeminiRetired,
-    /// A session owned by a `type`: the first agent to fire SessionStart
-    /// with a session id owns it, and other types' later events are
-    /// dropped silently ("The newest host source", "Silent loss, since
-    /// 0.6.0").
-    SessionOwnerType,
     /// `get-session-dir` asked before every filesystem-shaped
     /// `write-session` ("The newest host source", "Resume and rewind
     /// (newest variants)"; the release is not given: a bound only).
@@ -275,15 +270,6 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "0.12.0 at the latest (October 2026)",
-    },
-    Row {
-        fact: Fact::SessionOwnerType,
-        id: "session-owner-type",
-        what: "a session owned by a type (the first to fire SessionStart with its id): other types' later events dropped silently",
-        earliest: "0.6.0",
-        certain: "0.6.0",
-        confidence: Confidence::High,
-        noted: "0.6.0 (2026-05-04)",
     },
     Row {
         fact: Fact::SessionDirBeforeWrite,
