@@ -397,7 +397,7 @@ fn session_directories_and_resume_are_judged_by_whose_transcripts_they_take() {
         (
             "resolve-elsewhere",
             "session.agent",
-            "warning",
+            "failed",
             &[
                 "restored/sess-replay-1.jsonl",
                 "keeps and resumes it at",

@@ -251,29 +251,28 @@ fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_th
     // The session store round trip and the host session's resume fail, at
     // the write: the host's `entire resume` fails there too (the plugin
     // declares hooks, so the host records and resumes its sessions).
-    // The same failure in the linked worktree and the submodule is said once,
-    // under session.agent ("also in"); the variants note it (issue 32 item 10).
+    // The store round trip writes with an id of its own making, which the
+    // plugin never produced: its refusal there is not verified (issue 32,
+    // item 3); the replay writes with the ids of the plugin's own Events.
     let run = run_json(&wild("nowrite"), &[], &[]);
     assert_eq!(
         outcome(&run, "failed"),
-        set(&["core.session.write-then-read", "session.agent"])
-    );
-    assert!(
-        run.messages("session.agent")
-            .contains("(also in: linked worktree, submodule)"),
-        "{}",
-        run.messages("session.agent")
+        set(&[
+            "session.agent",
+            "session.agent.linked-worktree",
+            "session.agent.submodule"
+        ])
     );
     assert_eq!(
-        failed_steps(&run, "core.session.write-then-read"),
-        vec!["write".to_string()],
-        "the write step fails, as the host's resume would"
+        failed_steps(&run, "session.agent"),
+        vec!["entire resume · session sess-replay-1 · write-session".to_string()],
+        "the write fails, as the host's resume would"
     );
-    assert_eq!(outcome(&run, "warning"), set(&[]));
     assert_eq!(
-        outcome(&run, "note"),
-        set(&["session.agent.linked-worktree", "session.agent.submodule"])
+        outcome(&run, "warning"),
+        set(&["core.session.write-then-read"])
     );
+    assert_eq!(outcome(&run, "note"), set(&[]));
     assert_eq!(run.code, 1);
 }
 
@@ -574,27 +573,31 @@ fn session_defects_of_a_plugin_without_hooks_are_latent() {
 }
 
 #[test]
-fn session_defects_of_a_plugin_whose_hooks_give_no_event_are_latent() {
-    // hooks declared, parse-hook null for every payload tried: the host
-    // records no session of it either, so the shared history file is
-    // latent; the replay, which made no checkpoint, is unverified.
-    passes_with(
-        "nullhooks",
-        &[],
-        &["core.resolve-session-file.distinct-ids", "session.agent"],
-        &[
-            "core.resolve-session-file.contains-id",
-            // The same finding in the other work trees: said once (also in).
-            "session.agent.linked-worktree",
-            "session.agent.submodule",
-        ],
-    );
+fn a_plugin_whose_hooks_give_no_event_for_our_payloads_is_judged_by_what_it_declares() {
+    // hooks declared, parse-hook null for every payload tried: that says
+    // nothing of its agent's own payloads (issue 32, item 2), so reach
+    // comes from info alone: the host records its sessions, and the shared
+    // history file replaces the user's earlier session on resume (a
+    // failure, as for any plugin with hooks: host-behaviour "What each
+    // answer costs the user", Sessions, resume and rewind). The replay,
+    // which made no checkpoint, is unverified where it restores nothing.
     let run = run_json(&wild("nullhooks"), &[], &[]);
-    let message = run.messages("core.resolve-session-file.distinct-ids");
-    assert!(
-        message.contains("latent: parse-hook gave no Event for any payload tried"),
-        "{message}"
+    assert_eq!(
+        outcome(&run, "failed"),
+        set(&["core.resolve-session-file.distinct-ids", "session.agent"])
     );
+    assert_eq!(
+        outcome(&run, "warning"),
+        set(&["session.agent.linked-worktree", "session.agent.submodule"])
+    );
+    assert_eq!(
+        outcome(&run, "note"),
+        set(&["core.resolve-session-file.contains-id"])
+    );
+    let message = run.messages("session.agent");
+    assert!(message.contains("silently replaced"), "{message}");
+    assert!(!message.contains("latent"), "{message}");
+    assert_eq!(run.code, 1);
 }
 
 #[test]

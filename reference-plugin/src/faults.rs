@@ -430,6 +430,19 @@ faults! {
     /// read whole; on a loaded machine, where the first byte comes late, the
     /// session is split.
     StdinFirstByteDeadline = "stdin-first-byte-deadline",
+    // --- issue 32: reach, own ids, the replay ---
+    /// `write-session` writes the transcript into a sibling of the directory
+    /// of the `session_ref` it is given (`<dir>-restored/<name>`), and
+    /// `read-session` reads it back from there: the plugin is consistent
+    /// with itself, but the agent keeps and resumes its sessions where the
+    /// plugin's own Events put `session_ref`, so `entire resume` restores a
+    /// file the agent never reads.
+    WriteSessionElsewhere = "write-session-elsewhere",
+    /// `get-session-dir` creates the session directory and fails when it
+    /// already exists (a `mkdir` without `-p`): the first call of a session
+    /// works, the one the newest hosts make before every `write-session`
+    /// fails, and with it the restore.
+    SessionDirOnce = "session-dir-once",
 }
 
 impl Fault {

@@ -93,6 +93,12 @@ pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
             .to_string_lossy()
             .into_owned(),
     };
+    if ctx.fault(Fault::SessionDirOnce) {
+        if let Some(parent) = Path::new(&session_dir).parent() {
+            fs::create_dir_all(parent).context(|| format!("creating {}", parent.display()))?;
+        }
+        fs::create_dir(&session_dir).context(|| format!("creating {session_dir}"))?;
+    }
     Ok(Output::Json(json!({ "session_dir": session_dir })))
 }
 
@@ -173,8 +179,13 @@ pub fn read_session(ctx: &Context, request: &Request) -> Result<Output> {
     if session_ref.is_empty() {
         return Err(Error::failed("HookInput has no session_ref"));
     }
-    let content =
-        fs::read(&session_ref).context(|| format!("reading session file {session_ref}"))?;
+    let from = match ctx.fault {
+        Some(Fault::WriteSessionElsewhere) => elsewhere(Path::new(&session_ref))
+            .filter(|p| p.is_file())
+            .map_or(session_ref.clone(), |p| p.to_string_lossy().into_owned()),
+        _ => session_ref.clone(),
+    };
+    let content = fs::read(&from).context(|| format!("reading session file {from}"))?;
 
     let native_data = if ctx.fault(Fault::ReadSessionCorruptNative) {
         let mut corrupt = content.clone();
@@ -260,13 +271,26 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
     };
     let bytes = protocol::decode_bytes(&native_data, "native_data")?;
 
-    let path = Path::new(&session_ref);
+    let moved = match ctx.fault {
+        Some(Fault::WriteSessionElsewhere) => elsewhere(Path::new(&session_ref)),
+        _ => None,
+    };
+    let path = moved.as_deref().unwrap_or(Path::new(&session_ref));
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent)
             .context(|| format!("creating directory {}", parent.display()))?;
     }
     fs::write(path, bytes).context(|| format!("writing session file {session_ref}"))?;
     Ok(Output::Nothing)
+}
+
+/// The `write-session-elsewhere` fault's file: `<dir>-restored/<name>` for
+/// `<dir>/<name>`.
+fn elsewhere(session_ref: &Path) -> Option<std::path::PathBuf> {
+    let dir = session_ref.parent()?;
+    let mut sibling = dir.as_os_str().to_owned();
+    sibling.push("-restored");
+    Some(Path::new(&sibling).join(session_ref.file_name()?))
 }
 
 /// The `write-session-rejects-*` faults: refuse a value the host really sends.

@@ -56,8 +56,7 @@ pub fn run(
         }
         reports.push(all);
     }
-    for (run, all) in runs.iter().zip(reports.iter_mut()) {
-        run.weigh_eventless(&suite.cases, all);
+    for all in reports.iter_mut() {
         once::once_per_variable(all);
         super::fold::fold(all);
     }

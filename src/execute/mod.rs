@@ -111,9 +111,6 @@ struct Run<'a> {
     corpora: &'a property::Corpora,
     /// What the host can reach of this plugin, known after the gate.
     reach: crate::host::reach::Reach,
-    /// What `parse-hook` answered over the run: whether any call gave an
-    /// Event, and whether any gave `null` (see `reach::weigh_eventless`).
-    events: reach::EventsSeen,
     /// Variables set for every invocation (`env:` of the case files).
     env: &'a BTreeMap<String, String>,
 }
@@ -145,7 +142,6 @@ pub fn run(
         }
     };
     reports.extend(rest);
-    run.weigh_eventless(&suite.cases, &mut reports);
     once::once_per_variable(&mut reports);
     fold::fold(&mut reports);
     run.progress.done();

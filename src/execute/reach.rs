@@ -7,40 +7,15 @@
 //! library fires them: `install-hooks` then `uninstall-hooks` in a sandbox
 //! of their own, with `are-hooks-installed` after; a plugin that answers
 //! `false` first costs one call.
-
-use std::sync::atomic::AtomicBool;
+//!
+//! Reach rests only on what the plugin says about itself (`info`, what
+//! `install-hooks` writes), never on how it answered our own generic
+//! inputs: a `parse-hook` that gives `null` for every payload tried says
+//! nothing of its agent's real payloads (issue 32, item 2), and a verdict
+//! read from the answers of other cases would change with `--only`.
 
 use super::*;
 use crate::host::reach::{self, Reach, Subject};
-
-/// What `parse-hook` answered over a run, told by every call of it.
-#[derive(Debug, Default)]
-pub(super) struct EventsSeen {
-    /// A call gave an Event (a JSON object).
-    event: AtomicBool,
-    /// A call exited 0 with `null`: no event.
-    null: AtomicBool,
-}
-
-impl EventsSeen {
-    /// Notes what one call answered, when it is a `parse-hook`.
-    pub(super) fn saw(&self, args: &[String], outcome: &runner::Outcome) {
-        if args.first().map(String::as_str) != Some("parse-hook") || outcome.exit_code() != Some(0)
-        {
-            return;
-        }
-        match crate::host::decoding::decode_host_json(&outcome.stdout) {
-            Ok(Value::Object(_)) => self.event.store(true, Ordering::Relaxed),
-            Ok(Value::Null) => self.null.store(true, Ordering::Relaxed),
-            _ => {}
-        }
-    }
-
-    /// No call gave an Event, and at least one answered `null`.
-    fn never_an_event(&self) -> bool {
-        !self.event.load(Ordering::Relaxed) && self.null.load(Ordering::Relaxed)
-    }
-}
 
 impl Run<'_> {
     /// The reach facts of this plugin, from `info` and the probe.
@@ -88,48 +63,6 @@ impl Run<'_> {
         };
         self.depot.dispose(sandbox);
         fired
-    }
-
-    /// After the run: a plugin that declares `hooks` but whose `parse-hook`
-    /// gave no Event for any payload tried (only `null`) is, for the host, a
-    /// plugin without hooks: it records no session of it, so findings on
-    /// the restore paths are latent (host-behaviour "Plugins in the wild":
-    /// "A plugin without hooks (`hooks: false`, `parse-hook` answering
-    /// `null` ...)").
-    pub(super) fn weigh_eventless(&self, cases: &[Case], reports: &mut [CaseReport]) {
-        if !self.reach.hooks || !self.events.never_an_event() {
-            return;
-        }
-        let eventless = Reach {
-            hooks: false,
-            ..self.reach
-        };
-        for report in reports.iter_mut() {
-            let Some(case) = cases.iter().find(|c| c.id == report.id) else {
-                continue;
-            };
-            let case_subject = case_subject(case);
-            let mut lowered = false;
-            for step in &mut report.steps {
-                let subject = match step.args.first() {
-                    Some(sub) => reach::subject_of(sub),
-                    None => step_subject(&step.name).unwrap_or(case_subject),
-                };
-                let Some((max, _)) = eventless.limit(subject) else {
-                    continue;
-                };
-                for finding in &mut step.findings {
-                    if finding.severity > max && !finding.hard {
-                        finding.severity = max;
-                        finding.message = format!("{}: {}", reach::EVENTLESS, finding.message);
-                        lowered = true;
-                    }
-                }
-            }
-            if lowered && report.outcome == CaseOutcome::Failed {
-                report.outcome = worst(&report.steps);
-            }
-        }
     }
 
     /// Weighs the findings of a case's steps by what the host reaches: a

@@ -29,7 +29,6 @@ impl<'a> Run<'a> {
             breaker: Breaker::new(options.fail_fast),
             corpora,
             reach: Default::default(),
-            events: Default::default(),
             env: &suite.env,
         }
     }

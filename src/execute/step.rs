@@ -293,7 +293,6 @@ impl Run<'_> {
             agent: &agent,
             needs: crate::judge::environment::needed_variable(&inv, &outcome),
         };
-        self.events.saw(&inv.args, &outcome);
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
         let end = match verdict {

@@ -24,11 +24,6 @@ pub struct Reach {
     pub library_hooks: bool,
 }
 
-/// Why a restore finding is latent for a plugin that declares `hooks` but
-/// whose `parse-hook` gave no Event for any payload tried.
-pub const EVENTLESS: &str = "latent: parse-hook gave no Event for any payload tried (only null), \
-     so the host records no session of this plugin and resume and rewind never reach it";
-
 /// What a step is about, as far as reach is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subject {

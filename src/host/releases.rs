@@ -140,6 +140,10 @@ pub enum Fact {
     /// One September variant refuses device names as `tool_use_id` and
     /// `subagent_id` too (a variant only: a warning at most).
     DeviceToolIds,
+    /// `get-session-dir` asked before every filesystem-shaped
+    /// `write-session` ("The newest host source", "Resume and rewind
+    /// (newest variants)"; the release is not given: a bound only).
+    SessionDirBeforeWrite,
 }
 
 /// One row of "Which release brought what".
@@ -318,6 +322,15 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "one September 2026 variant only",
+    },
+    Row {
+        fact: Fact::SessionDirBeforeWrite,
+        id: "session-dir-before-write",
+        what: "get-session-dir asked before every filesystem-shaped write-session",
+        earliest: "0.10.4",
+        certain: "0.12.x",
+        confidence: Confidence::Low,
+        noted: "the newest variants (source read December 2026)",
     },
 ];
 

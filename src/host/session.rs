@@ -270,8 +270,11 @@ pub enum Restored {
     /// resumes the latest session of the directory does (a note).
     SameDirectory,
     /// Another directory: the restored session is never read; `entire
-    /// resume` reports success and the agent resumes nothing (a warning:
-    /// the host's own command succeeds).
+    /// resume` reports success and the agent resumes nothing. A failure:
+    /// "Resume writes where the agent never reads" is among the real bugs
+    /// that reach users ("Plugins in the wild"), and the one thing `entire
+    /// resume` is for, the agent resuming the session, does not happen,
+    /// though the host's own command exits 0.
     Elsewhere,
 }
 
@@ -291,12 +294,12 @@ impl Restored {
         }
     }
 
-    /// What it costs: nothing, a note, or a warning.
+    /// What it costs: nothing, a note, or a failure.
     pub fn severity(self) -> Option<Severity> {
         match self {
             Restored::WhereTheAgentReads => None,
             Restored::SameDirectory => Some(Severity::Note),
-            Restored::Elsewhere => Some(Severity::Warning),
+            Restored::Elsewhere => Some(Severity::Failure),
         }
     }
 }
@@ -345,7 +348,7 @@ mod tests {
         assert_eq!(of("/d/s.jsonl", "/d/s.json"), Restored::SameDirectory);
         assert_eq!(of("/d/s.jsonl", "/d/restored/s.jsonl"), Restored::Elsewhere);
         assert_eq!(of("/r/x/s", "x/s"), Restored::WhereTheAgentReads);
-        assert_eq!(Restored::Elsewhere.severity(), Some(Severity::Warning));
+        assert_eq!(Restored::Elsewhere.severity(), Some(Severity::Failure));
     }
 
     #[test]

@@ -55,18 +55,7 @@ impl Play<'_, '_> {
     }
 
     fn generic_session(&mut self) {
-        let names: Vec<String> = self
-            .run
-            .info
-            .pointer("/hook_names")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = self.hook_names();
         let learnt = self.learn_types(&names);
         let type_of = |hook: &str| host::guessed_type(hook).or_else(|| learnt.get(hook).copied());
         let (mut written, mut stage) = (None, 0);
@@ -164,6 +153,9 @@ impl Play<'_, '_> {
                 .to_string()
         };
         let session_ref = text("session_ref");
+        if !text("session_id").is_empty() {
+            self.own_ids.insert(text("session_id"));
+        }
         self.remember_ref(&text("session_id"), &session_ref);
         match kind {
             EventType::TurnStart => self.turn_start(&session_ref, text("prompt")),
@@ -473,5 +465,58 @@ impl Play<'_, '_> {
         );
         self.find(Severity::Failure, message);
         None
+    }
+}
+
+impl Play<'_, '_> {
+    /// The session id of a second agent session, of the plugin's own
+    /// making: `parse-hook` of the first hook the guide maps to
+    /// SessionStart (else TurnStart), with the generic payload of another
+    /// agent session. Asked only when the agent session's Events gave ids,
+    /// so that the restore of two sessions passes the plugin ids it made,
+    /// as the host does (issue 32, item 3); `None` when the answer names no
+    /// other id.
+    pub(super) fn second_session_id(&mut self, first: &str) -> Option<String> {
+        if self.recorded() || !self.own_ids.contains(first) || self.stopped {
+            return None;
+        }
+        let names = self.hook_names();
+        let pick = |kind| {
+            names
+                .iter()
+                .find(|h| host::guessed_type(h) == Some(kind))
+                .cloned()
+        };
+        let hook = pick(EventType::SessionStart).or_else(|| pick(EventType::TurnStart))?;
+        let repo = self.sandbox.repo().display().to_string();
+        let id = format!("{GENERIC_ID}-second");
+        let payload = host::generic_payload(&hook, &id, &self.path(), &repo, None);
+        let label = format!("a second agent session · hook {hook} · parse-hook (its session id)");
+        let args = vec!["parse-hook".into(), "--hook".into(), hook];
+        let answer = self.call(label, args, Some(payload.to_string().into_bytes()))?;
+        let event = crate::host::decoding::decode_host_json(&answer.stdout)
+            .ok()
+            .filter(|_| answer.ok())?;
+        let second = event.get("session_id").and_then(Value::as_str)?.to_string();
+        if second.is_empty() || second == first {
+            return None;
+        }
+        self.own_ids.insert(second.clone());
+        Some(second)
+    }
+
+    /// The hook names `info` declares.
+    pub(super) fn hook_names(&self) -> Vec<String> {
+        self.run
+            .info
+            .pointer("/hook_names")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 }

@@ -76,6 +76,12 @@ struct Play<'p, 'r> {
     generic: Arc<[u8]>,
     /// The session id of the first Event that had one.
     session_id: Option<String>,
+    /// Every session id the plugin's own Events gave: the only ids the
+    /// host ever passes back to it (issue 32, item 3).
+    own_ids: std::collections::BTreeSet<String>,
+    /// The sessions of the restore not verified here: an id the plugin
+    /// never produced, refused (not broken: the host never sends it).
+    foreign: std::collections::BTreeSet<String>,
     /// What `get-session-dir` answered, once asked.
     session_dir: Option<String>,
     /// The transcript lives where the plugin's session directory says the
@@ -149,6 +155,8 @@ impl<'p, 'r> Play<'p, 'r> {
             transcript,
             generic,
             session_id: None,
+            own_ids: Default::default(),
+            foreign: Default::default(),
             session_dir: None,
             placed: false,
             refs: BTreeMap::new(),
@@ -234,7 +242,6 @@ impl<'p, 'r> Play<'p, 'r> {
             file
         });
         let outcome = runner::run(&inv);
-        self.run.events.saw(&inv.args, &outcome);
         self.run
             .breaker
             .record(&self.case.id, &inv.args, inv.timeout, &outcome);
@@ -303,6 +310,32 @@ impl<'p, 'r> Play<'p, 'r> {
                 .reports
                 .push(action_report("host session", vec![finding])),
         }
+    }
+
+    /// Whether this session id may be of the plugin's own making: its
+    /// Events gave it, or they gave none at all (the form of its ids is
+    /// then not known, and a refusal is judged as before: its store may be
+    /// missing).
+    fn own(&self, id: &str) -> bool {
+        self.own_ids.is_empty() || self.own_ids.contains(id)
+    }
+
+    /// A refusal of a session id the plugin's `parse-hook` never produced:
+    /// not verified here, never broken (the host only passes ids of the
+    /// plugin's own Events), a note; that session's later checks are
+    /// skipped.
+    fn foreign_id(&mut self, id: &str, subcommand: &str) {
+        let message = format!(
+            "{subcommand} refused session id {id:?}, which this plugin's parse-hook never \
+             produced; the host only passes the session ids of the plugin's own Events, so this \
+             is not verified here"
+        );
+        let finding = Finding::note(message).kind(crate::outcome::Kind::NotVerified);
+        match self.state.reports.last_mut() {
+            Some(last) => last.findings.push(finding),
+            None => self.check_line("host session", vec![finding]),
+        }
+        self.foreign.insert(id.to_string());
     }
 
     /// A timeline line with no call behind it (a check of what the host

@@ -121,3 +121,80 @@ impl Play<'_, '_> {
         self.check_line(&label, vec![finding]);
     }
 }
+
+/// The files of a sandbox (outside `.git`), with their size and time of
+/// change: what a later look compares to find what a call wrote.
+pub(super) type Files = BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)>;
+
+fn walk(dir: &Path, out: &mut Files, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() && depth > 0 && entry.file_name() != ".git" {
+            walk(&path, out, depth - 1);
+        } else if meta.is_file() {
+            out.insert(path, (meta.len(), meta.modified().ok()));
+        }
+    }
+}
+
+impl Play<'_, '_> {
+    /// The sandbox's files now (see [`Files`]).
+    pub(super) fn restored_files(&self) -> Files {
+        let mut files = Files::new();
+        walk(self.sandbox.root(), &mut files, 12);
+        files
+    }
+
+    /// A session whose file does not hold it but which read-session gives
+    /// back: when write-session put its transcript in a file of another
+    /// directory than the one where the agent keeps its sessions (the
+    /// session_ref of the plugin's own Events), the agent never finds it
+    /// (host-behaviour.md, "Resume writes where the agent never reads": a
+    /// real bug that reaches users; `entire resume` reports success and
+    /// the agent's resume command resumes nothing: a failure). A store
+    /// that holds no file with the transcript's bytes (a database) says
+    /// nothing here.
+    pub(super) fn written_elsewhere(&mut self, id: &str, file: &str, bytes: &[u8], before: &Files) {
+        let Some(reads) = self
+            .refs
+            .get(id)
+            .or_else(|| self.refs.values().next())
+            .cloned()
+        else {
+            return;
+        };
+        if !self.placed && reads == self.path() {
+            return;
+        }
+        let repo = self.sandbox.repo();
+        let keeps = repo.join(&reads);
+        let Some(keeps) = keeps.parent() else { return };
+        let now = self.restored_files();
+        let written = now.iter().find(|(path, meta)| {
+            before.get(*path) != Some(*meta)
+                && meta.0 == bytes.len() as u64
+                && std::fs::read(path).is_ok_and(|b| b == bytes)
+        });
+        let Some((path, _)) = written else { return };
+        let same_dir = path
+            .parent()
+            .is_some_and(|p| ownership::contains(p, keeps) && ownership::contains(keeps, p));
+        if same_dir || Path::new(file) == path.as_path() {
+            return;
+        }
+        let message = format!(
+            "entire resume restores session {id} to {} (write-session wrote the transcript there, \
+             not to {file}, the file resolve-session-file gave), outside {}, where the agent \
+             keeps and resumes its sessions (the session_ref of the plugin's own Events): entire \
+             resume reports success and the agent's resume command finds nothing restored",
+            path.display(),
+            keeps.display()
+        );
+        let label = format!("entire resume · session {id} · where write-session wrote it");
+        self.check_line(&label, vec![Finding::failure(message)]);
+    }
+}

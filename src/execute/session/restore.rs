@@ -18,7 +18,8 @@ impl Play<'_, '_> {
                 None => return,
             }
         }
-        if files[0] == files[1] {
+        let verified = |play: &Self, n: usize| !play.foreign.contains(&sessions[n].0);
+        if files[0] == files[1] && verified(self, 0) && verified(self, 1) {
             let message = format!(
                 "entire resume restores the other session: session ids {:?} and {:?} both resolve \
                  to {}; write-session runs for each in turn on that file and the last one wins, \
@@ -28,22 +29,35 @@ impl Play<'_, '_> {
             self.find(Severity::Failure, message);
         }
         let mut held = [false, false];
+        let before = self.restored_files();
         for restore in [Restore::Resume, Restore::Rewind] {
             for (n, (id, bytes)) in sessions.iter().enumerate() {
-                if !self.write(restore.form(n), id, &files[n], bytes) {
+                if verified(self, n) && !self.write(restore.form(n), id, &files[n], bytes) {
                     return;
                 }
             }
             for (n, held) in held.iter_mut().enumerate() {
-                *held |= self.holds(restore, &sessions, &files, n);
+                *held |= verified(self, n) && self.holds(restore, &sessions, &files, n);
             }
         }
         for (n, (id, _)) in sessions.iter().enumerate() {
+            if !verified(self, n) {
+                continue;
+            }
             let command = self.resume_command(id);
             self.restores_where_the_agent_reads(id, &files[n], command.as_deref());
         }
         for (n, (id, bytes)) in sessions.iter().enumerate() {
+            if !verified(self, n) {
+                continue;
+            }
             let back = self.read_session(id, &files[n], bytes);
+            if !verified(self, n) {
+                continue;
+            }
+            if !held[n] && back && !self.stopped {
+                self.written_elsewhere(id, &files[n], bytes, &before);
+            }
             if !held[n] && !back && !self.stopped {
                 self.not_resumable(id, &files[n]);
             }
@@ -92,7 +106,7 @@ impl Play<'_, '_> {
     /// The two sessions restored: the agent session's last checkpoint and
     /// an earlier one under a second id (the generic transcript where the
     /// session made none).
-    fn two_sessions(&self) -> [(String, Vec<u8>); 2] {
+    fn two_sessions(&mut self) -> [(String, Vec<u8>); 2] {
         let first = self
             .checkpoints
             .last()
@@ -108,8 +122,10 @@ impl Play<'_, '_> {
                 (half != first.1).then_some(half)
             })
             .unwrap_or_else(|| first_lines(&self.generic, GENERIC_LINES[1]));
-        let second = (format!("{}-other", first.0), other);
-        [first, second]
+        let id = self
+            .second_session_id(&first.0)
+            .unwrap_or_else(|| format!("{}-other", first.0));
+        [first, (id, other)]
     }
 
     /// `resolve-session-file` for one session id: the file, inside the
@@ -125,6 +141,10 @@ impl Play<'_, '_> {
         ];
         let label = format!("entire resume · session {id} · resolve-session-file");
         let answer = self.call(label, args, None)?;
+        if !answer.ok() && !self.own(id) {
+            self.foreign_id(id, "resolve-session-file");
+            return Some(format!("{dir}/{id}.agent-conform"));
+        }
         if !answer.ok() {
             let message = "resolve-session-file refused in the sandbox, where the agent never ran \
                            (its own store may be missing): not verified here; the restore goes on \
@@ -151,9 +171,55 @@ impl Play<'_, '_> {
         Some(file)
     }
 
+    /// The newest hosts ask `get-session-dir` before every filesystem-shaped
+    /// `write-session`, and a failure there fails that restore even when
+    /// the reference is fine (host-behaviour, "The newest host source",
+    /// "Resume and rewind (newest variants)"); false when it fails on a
+    /// judged release that asks.
+    fn session_dir_before_write(&mut self, restore: Restore, id: &str, file: &str) -> bool {
+        let scope = self
+            .run
+            .options
+            .hosts
+            .from_fact(crate::host::releases::Fact::SessionDirBeforeWrite);
+        if !scope.any() || !Path::new(file).is_absolute() {
+            return true;
+        }
+        let repo = self.sandbox.repo().display().to_string();
+        let args = vec!["get-session-dir".into(), "--repo-path".into(), repo];
+        let label = format!("{} · session {id} · get-session-dir", restore.command());
+        let Some(answer) = self.call(label, args, None) else {
+            return false;
+        };
+        let dir = crate::host::decoding::decode_host_json(&answer.stdout)
+            .ok()
+            .filter(|_| answer.ok())
+            .and_then(|j| {
+                j.get("session_dir")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            })
+            .unwrap_or_default();
+        if !dir.is_empty() {
+            return true;
+        }
+        let message = format!(
+            "{}: {} fails for session {id}: get-session-dir, which the host asks before every \
+             write-session to a file, failed or answered no directory the second time it was \
+             asked (it answered at the session's start)",
+            scope.prefix(),
+            restore.command()
+        );
+        self.find(Severity::Failure, message);
+        false
+    }
+
     /// `write-session` with exactly what the host sends; false when the
     /// host's command fails there.
     fn write(&mut self, restore: Restore, id: &str, file: &str, bytes: &[u8]) -> bool {
+        if !self.session_dir_before_write(restore, id, file) {
+            return false;
+        }
         let repo = self.sandbox.repo().display().to_string();
         let name = agent_name(self.run.plugin);
         let input = host::write_session_input(restore, id, &name, &repo, file, bytes);
@@ -166,6 +232,10 @@ impl Play<'_, '_> {
             return false;
         };
         if answer.ok() {
+            return true;
+        }
+        if !self.own(id) {
+            self.foreign_id(id, "write-session");
             return true;
         }
         let message = format!(
@@ -228,6 +298,10 @@ impl Play<'_, '_> {
         ];
         let label = format!("entire resume · session {id} · format-resume-command");
         let answer = self.call(label, args, None)?;
+        if !answer.ok() && !self.own(id) {
+            self.foreign_id(id, "format-resume-command");
+            return None;
+        }
         if !answer.ok() {
             let message = "format-resume-command failed: entire resume shows the user no command";
             self.find(Severity::Warning, message.to_string());
@@ -256,6 +330,10 @@ impl Play<'_, '_> {
         ) else {
             return false;
         };
+        if !answer.ok() && !self.own(id) {
+            self.foreign_id(id, "read-session");
+            return false;
+        }
         if !answer.ok() {
             let message = "read-session refused a session write-session wrote (the protocol's rule; the host never calls it)";
             self.find(Severity::Warning, message.to_string());

@@ -1,0 +1,147 @@
+//! A case's verdict does not depend on which other cases ran (issue 32,
+//! item 2): for every wild plugin under tests/plugins/wild (with its own
+//! `<name>-cases` directory when it has one, as tests/wild.rs runs it), the
+//! whole suite runs once, then every case that did not pass, and a few that
+//! did, run alone (`--only ID`, one invocation each), and the outcomes must
+//! be the same.
+//!
+//! One difference is by design and is allowed: a variable the agent sets and
+//! the sandbox does not is a warning once per run, at the first case that
+//! met it, and a note at the others (`execute::once`); a case that meets it
+//! is compared as "at least a warning" on both sides, by the finding's kind
+//! (`agent-variable`), never by its text.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{Run, run_json};
+use serde_json::Value;
+
+/// Passing cases also run alone when they pass in the full run: the ones
+/// most shaped by the other cases' state (the session replay, the store, an
+/// install).
+const PASSING_ALONE: &[&str] = &[
+    "session.agent",
+    "core.resolve-session-file.distinct-ids",
+    "hooks.lifecycle.install",
+];
+
+/// How many alone runs go at once (the machine is shared: each is small).
+const AT_ONCE: usize = 3;
+
+/// The wild plugins, with the arguments tests/wild.rs gives each.
+fn wild_plugins() -> Vec<(String, PathBuf, Vec<String>)> {
+    let dir = common::plugin("wild");
+    let mut found: Vec<(String, PathBuf, Vec<String>)> = std::fs::read_dir(&dir)
+        .expect("tests/plugins/wild is readable")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let file = path.file_name()?.to_string_lossy().into_owned();
+            let name = file.strip_prefix("entire-agent-")?.to_string();
+            if !path.is_file() {
+                return None;
+            }
+            let cases = dir.join(format!("{name}-cases"));
+            let mut args = vec!["--seed".to_string(), "1".to_string()];
+            if cases.is_dir() {
+                args.push("--cases".into());
+                args.push(cases.to_string_lossy().into_owned());
+            }
+            Some((name, path, args))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Each case's outcome kind, as compared: a case with a finding of the
+/// agent's variable counts as at least a warning (see the module).
+fn outcomes(run: &Run) -> BTreeMap<String, String> {
+    let cases = run.report["cases"].as_array().cloned().unwrap_or_default();
+    cases
+        .iter()
+        .map(|case| {
+            let id = case["id"].as_str().unwrap_or_default().to_string();
+            let kind = case["outcome"]["kind"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let variable = findings(case).any(|f| f["code"] == "agent-variable");
+            let kind = match kind.as_str() {
+                "passed" | "note" if variable => "warning".to_string(),
+                _ => kind,
+            };
+            (id, kind)
+        })
+        .collect()
+}
+
+fn findings(case: &Value) -> impl Iterator<Item = Value> {
+    let steps = case["steps"].as_array().cloned().unwrap_or_default();
+    steps
+        .into_iter()
+        .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+}
+
+/// The cases to run alone: every one that did not pass (skipped ones
+/// excepted: a capability not declared is skipped alone too), and the few
+/// passing ones of [`PASSING_ALONE`].
+fn to_run_alone(full: &BTreeMap<String, String>) -> Vec<String> {
+    full.iter()
+        .filter(|(id, kind)| match kind.as_str() {
+            "failed" | "warning" | "note" => true,
+            "passed" => PASSING_ALONE.contains(&id.as_str()),
+            _ => false,
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// One case alone: its outcome.
+fn alone(plugin: &Path, args: &[String], id: &str) -> String {
+    let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+    all.extend(["-j", "1", "--only", id]);
+    let run = run_json(plugin, &all, &[]);
+    outcomes(&run).remove(id).unwrap_or_else(|| "absent".into())
+}
+
+#[test]
+fn every_case_of_every_wild_plugin_gives_the_same_outcome_alone() {
+    let mut differences = Vec::new();
+    for (name, plugin, args) in wild_plugins() {
+        let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let full = outcomes(&run_json(&plugin, &arg_refs, &[]));
+        let ids = to_run_alone(&full);
+        let next = AtomicUsize::new(0);
+        let found = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..AT_ONCE {
+                scope.spawn(|| {
+                    while let Some(id) = ids.get(next.fetch_add(1, Ordering::SeqCst)) {
+                        let got = alone(&plugin, &args, id);
+                        let want = &full[id];
+                        if got != *want
+                            && let Ok(mut found) = found.lock()
+                        {
+                            found.push(format!(
+                                "{name}: {id} is {want} in the full run, {got} alone"
+                            ));
+                        }
+                    }
+                });
+            }
+        });
+        let mut found = found.into_inner().unwrap_or_default();
+        found.sort();
+        differences.extend(found);
+    }
+    assert!(
+        differences.is_empty(),
+        "outcomes that depend on the other cases:\n{}",
+        differences.join("\n")
+    );
+}
