@@ -17,7 +17,7 @@
 //! - [`running`]: spawning plugin calls as the host does, in sandboxes,
 //!   confined, bounded, interruptible;
 //! - [`host`]: the model of the host, the one place that encodes what the
-//!   Entire CLI does, each rule citing `host-behaviour.md`.
+//!   Entire CLI does, each rule citing `docs/host.md`.
 
 pub mod execute;
 pub mod host;

@@ -1,5 +1,5 @@
 //! The Event schemas at their three levels, against the host's own table
-//! (host-behaviour.md, "What the host does with each answer"): what fails a
+//! (docs/host.md, "What the host does with each answer"): what fails a
 //! hook (`parse-hook`, `parse-hook-full`), what only the guide asks
 //! (`parse-hook-guide`), and what decodes at all (`parse-hook-decode`).
 

@@ -7,7 +7,7 @@
 //!
 //! Two plugins in one run (`two.json`): the reference plugin and a copy of
 //! it named `entire-agent-twin` (one package installing one implementation
-//! under two names, host-behaviour "Plugins installed together"): one
+//! under two names, docs/host.md "Plugins installed together"): one
 //! document with both reports and their conflicts.
 
 mod common;

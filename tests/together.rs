@@ -65,7 +65,7 @@ fn three_plugins_that_pass_alone_conflict_when_installed_together() {
     for plugin in plugins {
         // Alone, the template's shared `.entire/tmp` is a warning, naming
         // what breaks once another plugin of the template is installed
-        // (host-behaviour "A shared staging directory"); nothing fails.
+        // (docs/host.md "A shared staging directory"); nothing fails.
         let name = plugin["plugin"]["info"]["name"]
             .as_str()
             .unwrap_or_default();

@@ -1,8 +1,8 @@
 //! Go decoding and late stdin (issue 32, items 1, 8 and 9): the host decodes
 //! every answer and Event with Go's encoding/json, where `null` for a string
-//! is the zero value and keys match case-insensitively (host-behaviour "How
+//! is the zero value and keys match case-insensitively (docs/host.md "How
 //! output is decoded"); and a payload whose first byte comes late splits the
-//! session of a plugin with a deadline on stdin (host-behaviour "Plugins in
+//! session of a plugin with a deadline on stdin (docs/host.md "Plugins in
 //! the wild", "A deadline on stdin").
 
 mod common;

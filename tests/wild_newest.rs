@@ -1,4 +1,4 @@
-//! The newest host's rules (issue 32, items 7 to 9; host-behaviour "The
+//! The newest host's rules (issue 32, items 7 to 9; docs/host.md "The
 //! newest host source (read December 2026)"): a wild plugin whose session
 //! directory is its own inside the git dir passes `--strict`, in plain
 //! repositories, linked worktrees and submodules; and the reference's
@@ -10,7 +10,7 @@ use common::run_json;
 
 #[test]
 fn a_session_directory_of_its_own_inside_the_git_dir_passes_strict() {
-    // host-behaviour "The session directory claims what is not the
+    // docs/host.md "The session directory claims what is not the
     // plugin's": a directory of the plugin's own inside .git owns only its
     // own subtree. The plugin asks git for its git dir, so it works where
     // .git is a file (linked worktrees, submodules) too.

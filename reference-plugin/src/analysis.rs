@@ -41,7 +41,7 @@ pub fn read_file(path: &str) -> Result<Vec<u8>> {
 }
 
 /// Refuses a session reference with a `.` or `..` component. The host never
-/// sends one (it rejects them itself, host-behaviour.md), so one arriving here
+/// sends one (it rejects them itself, docs/host.md), so one arriving here
 /// is a bug or an attempt to read a file outside the agent's sessions.
 pub fn check_reference(reference: &str) -> Result<()> {
     let dotted = reference
@@ -262,9 +262,27 @@ pub fn stdin_grown_since_position(ctx: &Context, content: &[u8]) -> bool {
         })
 }
 
+/// The state file of the `subagent-end-files-fail` fault.
+const SUBAGENT_ENDED: &str = "subagent-ended";
+
+/// The `subagent-end-files-fail` fault: a SubagentEnd was answered in this
+/// `$HOME`, so every later `extract-modified-files` fails.
+pub fn subagent_ended(ctx: &Context) {
+    let mut state = fault_state::load(ctx, SUBAGENT_ENDED);
+    state.insert("ended".to_owned(), serde_json::Value::Bool(true));
+    fault_state::store(ctx, SUBAGENT_ENDED, state);
+}
+
 /// `extract-modified-files --path P --offset N`: files written or edited on lines
 /// at index >= N, and the position to resume from next time.
 pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output> {
+    if ctx.fault(Fault::SubagentEndFilesFail)
+        && fault_state::load(ctx, SUBAGENT_ENDED).contains_key("ended")
+    {
+        return Err(Error::failed(
+            "extract-modified-files: the subagent index is busy".to_string(),
+        ));
+    }
     let content = read_file(request.args.value("--path"))?;
     let mut offset = offset_lines(ctx, &content, request.args.value("--offset"))?;
     if ctx.fault(Fault::ModifiedFilesIgnoreOffset)

@@ -393,7 +393,7 @@ faults! {
     /// Every subcommand also writes 11 MiB to stderr (its output stays correct).
     StderrFlood = "stderr-flood",
 
-    // --- issue 32: the newest host ---
+    // --- the newest host ---
     /// `info.type` is derived from the environment: "Reference Agent (hook)"
     /// when `AI_AGENT` is set (as an agent sets it in the environment of
     /// what it runs, its hooks among them), "Reference Agent" otherwise. Since
@@ -408,7 +408,7 @@ faults! {
     /// work tree's root: `info` runs on every hook, so the user's
     /// repository is littered with an untracked file.
     InfoWritesCwd = "info-writes-cwd",
-    // --- issue 32: hooks ---
+    // --- hooks ---
     /// `parse-hook` expects `--hook-name NAME` and refuses the host's `--hook
     /// NAME` with a usage error (exit 1): every hook fails.
     ParseHookWrongFlag = "parse-hook-wrong-flag",
@@ -422,7 +422,7 @@ faults! {
     /// `are-hooks-installed` answers true when the settings file holds any
     /// hook entry at all, the user's own included, not only Entire's.
     AreInstalledWithUserHooks = "are-installed-with-user-hooks",
-    // --- issue 32: decoding and late stdin ---
+    // --- decoding and late stdin ---
     /// `parse-hook` starts a 100 ms deadline before the first byte of its
     /// payload: when nothing has arrived by then it gives up and invents a
     /// session id (`reference-<pid>`) for the hook's Event; once a byte has
@@ -430,7 +430,7 @@ faults! {
     /// read whole; on a loaded machine, where the first byte comes late, the
     /// session is split.
     StdinFirstByteDeadline = "stdin-first-byte-deadline",
-    // --- issue 32: reach, own ids, the replay ---
+    // --- reach, own ids, the replay ---
     /// `write-session` writes the transcript into a sibling of the directory
     /// of the `session_ref` it is given (`<dir>-restored/<name>`), and
     /// `read-session` reads it back from there: the plugin is consistent
@@ -443,6 +443,16 @@ faults! {
     /// works, the one the newest hosts make before every `write-session`
     /// fails, and with it the restore.
     SessionDirOnce = "session-dir-once",
+    // --- the silent owner rule ---
+    /// `install-hooks` writes its hooks into Claude Code's
+    /// `.claude/settings.json` (it wraps Claude Code) rather than
+    /// `.reference/settings.json`: if its Events reused Claude Code's session
+    /// ids, the first agent to fire SessionStart would own every session.
+    HooksInWrappedConfig = "hooks-in-wrapped-config",
+    // --- subagents ---
+    /// Once a SubagentEnd was answered, `extract-modified-files` fails: the
+    /// host's call of it at SubagentEnd (`--offset 0`) fails that hook.
+    SubagentEndFilesFail = "subagent-end-files-fail",
 }
 
 impl Fault {

@@ -170,7 +170,7 @@ pub fn uninstall_hooks(ctx: &Context, _request: &Request) -> Result<Output> {
     {
         return Err(Error::failed("ENTIRE_CLI_VERSION is not set"));
     }
-    let dir = ctx.repo_root()?.join(AGENT_DIR);
+    let dir = agent_dir(ctx)?;
     if ctx.fault(Fault::UninstallDeletesDir) {
         match fs::remove_dir_all(&dir) {
             Err(err) if err.kind() != ErrorKind::NotFound => {
@@ -224,7 +224,18 @@ pub fn are_hooks_installed(ctx: &Context, _request: &Request) -> Result<Output> 
 }
 
 fn settings_path(ctx: &Context) -> Result<PathBuf> {
-    Ok(ctx.repo_root()?.join(AGENT_DIR).join(SETTINGS_FILE))
+    Ok(agent_dir(ctx)?.join(SETTINGS_FILE))
+}
+
+/// The folder of the settings file: the agent's own, or Claude Code's
+/// under the `hooks-in-wrapped-config` fault.
+fn agent_dir(ctx: &Context) -> Result<PathBuf> {
+    let dir = if crate::faults::active().ok().flatten() == Some(Fault::HooksInWrappedConfig) {
+        ".claude"
+    } else {
+        AGENT_DIR
+    };
+    Ok(ctx.repo_root()?.join(dir))
 }
 
 /// Read the settings file; `None` when it does not exist. An empty file counts

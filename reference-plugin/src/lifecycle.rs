@@ -118,6 +118,9 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::SessionIdChangesAfterTurnEnd) {
         split_session_after_turn_end(ctx, &mut answer, event_type);
     }
+    if ctx.fault(Fault::SubagentEndFilesFail) && event_type == event_type::SUBAGENT_END {
+        crate::analysis::subagent_ended(ctx);
+    }
     Ok(Output::Json(answer))
 }
 

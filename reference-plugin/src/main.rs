@@ -129,7 +129,7 @@ const COMMANDS: &[Command] = &[
     // Capability subagent_aware_extractor.
     command("extract-all-modified-files", &["--offset", "--subagents-dir"], &[], STDIN, subagents::extract_all_modified_files),
     command("calculate-total-tokens",     &["--offset", "--subagents-dir"], &[], STDIN, subagents::calculate_total_tokens),
-    // Capability compact_transcript (host-behaviour.md, "After the protocol text was written").
+    // Capability compact_transcript (docs/host.md, "After the protocol text was written").
     command("compact-transcript",         &["--session-ref"], &[], NO_STDIN, analysis::compact_transcript),
 ];
 

@@ -47,7 +47,7 @@ pub struct Capabilities {
     pub hook_response_writer: bool,
     pub subagent_aware_extractor: bool,
     /// `compact-transcript`: an addition after the protocol text was written
-    /// (host-behaviour.md), which newer hosts call.
+    /// (docs/host.md), which newer hosts call.
     pub compact_transcript: bool,
 }
 
@@ -110,7 +110,7 @@ pub struct Event {
     pub task_description: Option<String>,
 }
 
-/// The answer of `compact-transcript` (host-behaviour.md, "After the protocol
+/// The answer of `compact-transcript` (docs/host.md, "After the protocol
 /// text was written").
 #[derive(Debug, Serialize)]
 pub struct CompactedTranscript {

@@ -236,7 +236,7 @@ fn encode_native(ctx: &Context, bytes: &[u8]) -> String {
 ///
 /// Only `session_ref` and `native_data` are used: everything else the host
 /// sends is accepted as it comes, as the host sends it on resume and rewind
-/// (host-behaviour "What write-session receives"): `start_time` Go's zero time
+/// (docs/host.md "What write-session receives"): `start_time` Go's zero time
 /// `"0001-01-01T00:00:00Z"`, `null` file lists, an empty `repo_path`.
 ///
 /// `session_ref` is the file `resolve-session-file` returned; one with a `.` or
@@ -364,7 +364,7 @@ mod tests {
         }
     }
 
-    /// What the host sends on rewind (host-behaviour "What write-session
+    /// What the host sends on rewind (docs/host.md "What write-session
     /// receives"), for the session file `session_ref`.
     fn host_write_request(session_ref: &str) -> Request {
         let stdin = json!({

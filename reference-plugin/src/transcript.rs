@@ -8,7 +8,7 @@
 //! {"type":"summary","summary":"Fixed the bug"}
 //! ```
 //!
-//! Positions and offsets count *lines*, as the host does (host-behaviour.md,
+//! Positions and offsets count *lines*, as the host does (docs/host.md,
 //! "Positions and offsets: the host counts lines"; the guide's "for JSONL: line
 //! count"), not bytes as the protocol text's "byte position" has it: the host
 //! keeps every position as a line count and cuts transcripts by line. The

@@ -90,6 +90,7 @@ pub(super) fn unverified_once(reports: &mut [CaseReport]) {
                 }
                 finding.message = again;
                 finding.severity = Severity::Note;
+                finding.kind = Kind::SaidElsewhere;
             }
             reweigh(report);
         }
@@ -189,7 +190,8 @@ pub(super) fn work_trees_once(reports: &mut [CaseReport]) {
             let note = crate::outcome::Finding::note(format!(
                 "the same finding as in {first_id}, said there once (also in: {})",
                 words(kind)
-            ));
+            ))
+            .kind(Kind::SaidElsewhere);
             if let Some(step) = reports[c].steps.first_mut() {
                 step.findings.push(note);
             }

@@ -1,5 +1,5 @@
 //! The newest host's rules that need calls of the harness's own making
-//! (host-behaviour.md, "The newest host source (read December 2026)"):
+//! (docs/host.md, "The newest host source (read December 2026)"):
 //! `info.type` over the run and under the hook environment, and the work
 //! tree left as it was by the calls that only read.
 
@@ -50,15 +50,15 @@ impl Run<'_> {
         discovery::check_type_stable(&self.info, &answers)
     }
 
-    /// `check_read_only`: the work tree scanned, `info` and `detect` run as
-    /// the host runs them (from the work tree's root), and scanned again.
+    /// `check_read_only`: the work tree scanned, `info` run as the host
+    /// runs it at discovery and in every hook (from the work tree's root),
+    /// and scanned again. (`detect` is no call of the host's over a
+    /// session: docs/host.md, "The calls the host makes over a session".)
     pub(super) fn read_only(&self, sandbox: &Sandbox) -> Vec<Finding> {
         let before = readonly::scan(&sandbox.repo());
-        for sub in ["info", "detect"] {
-            let inv = self.invocation(sandbox, vec![sub.into()], self.options.info_timeout);
-            let _ = runner::run(&inv);
-        }
+        let inv = self.invocation(sandbox, vec!["info".into()], self.options.info_timeout);
+        let _ = runner::run(&inv);
         let changed = readonly::changes(&before, &readonly::scan(&sandbox.repo()));
-        readonly::judge("info and detect", &changed)
+        readonly::judge("info", &changed)
     }
 }

@@ -1,5 +1,5 @@
 //! What a run says once: a variable the agent sets and the sandbox does
-//! not (host-behaviour, "Plugins in the wild"; [`crate::host::agent_env`])
+//! not (docs/host.md, "Plugins in the wild"; [`crate::host::agent_env`])
 //! is a warning at one case, notes elsewhere.
 
 use std::collections::BTreeMap;

@@ -11,7 +11,7 @@
 //! Reach rests only on what the plugin says about itself (`info`, what
 //! `install-hooks` writes), never on how it answered our own generic
 //! inputs: a `parse-hook` that gives `null` for every payload tried says
-//! nothing of its agent's real payloads (issue 32, item 2), and a verdict
+//! nothing of its agent's real payloads, and a verdict
 //! read from the answers of other cases would change with `--only`.
 
 use super::*;
@@ -91,7 +91,7 @@ impl Run<'_> {
 /// Whether a case's own input hands the plugin an escaping reference (a
 /// `..` component in an argument or in its stdin JSON): a write outside
 /// the sandbox that follows it was provoked by the case, and counts at the
-/// case's severity rather than as a hard failure (issue 27: what the host
+/// case's severity rather than as a hard failure (what the host
 /// can reach; the host never sends such a reference of its own making).
 pub(super) fn provokes_escape(case: &Case) -> bool {
     let escapes = |text: &str| text.contains("/..") || text.contains("..\\");

@@ -356,7 +356,7 @@ impl Run<'_> {
     /// where the generic transcript has files, prompts and tokens to find.
     /// `{}`, no files or position 0 there (after a position measured from
     /// the file's size, say) shows the plugin read nothing of another
-    /// agent's format (issue 27, "Foreign input, per answer").
+    /// agent's format.
     fn empty_is_unread(&self, case: &Case, index: usize, state: &CaseState) -> bool {
         let generic = state.pass.as_ref().is_some_and(|p| p.sample.is_none());
         let step = &case.steps[index].value;

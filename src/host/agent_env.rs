@@ -1,6 +1,6 @@
 //! The agent's environment: variables an agent always exports to the hooks
 //! and commands it runs, which the host passes on to the plugin with the
-//! rest of its environment (host-behaviour.md, "Plugins in the wild": "An
+//! rest of its environment (docs/host.md, "Plugins in the wild": "An
 //! agent that always exports an environment variable to its hooks").
 //!
 //! Without such a variable a plugin refuses cleanly in every session and
@@ -63,7 +63,7 @@ pub fn needed_variable(stderr: &str, is_set: &dyn Fn(&str) -> bool) -> Option<St
 
 /// Whether `name` is one of the host's own variables (`ENTIRE_REPO_ROOT`,
 /// `ENTIRE_PROTOCOL_VERSION`, `ENTIRE_CLI_VERSION`, and any other
-/// `ENTIRE_*`): the host, not the agent, sets them (host-behaviour.md,
+/// `ENTIRE_*`): the host, not the agent, sets them (docs/host.md,
 /// "Invocation"), and whether it does depends on the release and on where it
 /// runs ("The host of September 2026", "Invocation"). A refusal that names
 /// one is judged by the case that leaves it out, never "not verified here".

@@ -1,5 +1,5 @@
 //! The session directories of the host's built-in agents, as data
-//! (host-behaviour.md, "Real bugs that these plugins carry", "The session
+//! (docs/host.md, "Real bugs that these plugins carry", "The session
 //! directory claims what is not the plugin's": "Known session directories of
 //! built-in agents"). The owner lookup of [`super::ownership`] weighs a
 //! plugin's directory against them.
@@ -22,7 +22,7 @@ pub struct BuiltInDir {
 }
 
 /// The section every entry cites.
-const SOURCE: &str = "host-behaviour.md, \"The session directory claims what is not the plugin's\"";
+const SOURCE: &str = "docs/host.md, \"The session directory claims what is not the plugin's\"";
 
 /// The built-in agents whose session directories are known.
 pub const BUILT_IN_DIRS: &[BuiltInDir] = &[
@@ -82,7 +82,7 @@ pub fn repo_key(repo: &Path) -> String {
 }
 
 /// The official plugin template's shared staging directory,
-/// `<repo>/.entire/tmp` (host-behaviour.md, "A shared staging directory").
+/// `<repo>/.entire/tmp` (docs/host.md, "A shared staging directory").
 pub fn staging(repo: &Path) -> PathBuf {
     repo.join(".entire").join("tmp")
 }

@@ -1,5 +1,5 @@
 //! How the host calls a plugin outside a hook's usual call, and what it
-//! hands a hook (host-behaviour.md, "The host of September 2026",
+//! hands a hook (docs/host.md, "The host of September 2026",
 //! "Invocation" and "Hooks"; the release each began in is a row of
 //! [`crate::host::releases`]).
 

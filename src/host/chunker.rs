@@ -1,4 +1,4 @@
-//! How the host chunks and reassembles transcripts (host-behaviour.md,
+//! How the host chunks and reassembles transcripts (docs/host.md,
 //! "Subcommand-specific facts", Chunking and `reassemble-transcript`): the
 //! `--max-size` it asks, when it calls the plugin to reassemble, and where
 //! its own JSONL chunker draws the line that plugins copy.

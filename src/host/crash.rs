@@ -1,5 +1,5 @@
 //! A crash, told from a clean refusal: what the host's user sees when a
-//! plugin dies instead of answering (host-behaviour.md, "Invocation": "A
+//! plugin dies instead of answering (docs/host.md, "Invocation": "A
 //! non-zero exit fails the call; the error shown to the user is
 //! `<subcommand>: <stderr, trimmed>`").
 //!

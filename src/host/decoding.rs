@@ -1,4 +1,4 @@
-//! How the host reads a plugin's stdout (host-behaviour.md, "How output is
+//! How the host reads a plugin's stdout (docs/host.md, "How output is
 //! decoded"): Go's `encoding/json`, which takes exactly one JSON value and
 //! rejects `1.0` or `1e3` where a Go integer is expected. What each decoded
 //! field's zero value then costs is [`crate::host::answers`].

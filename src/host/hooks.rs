@@ -1,11 +1,11 @@
 //! What the host needs of the hooks a plugin installs and of the Events its
-//! hooks give (host-behaviour.md, "The calls the host makes over a
+//! hooks give (docs/host.md, "The calls the host makes over a
 //! session, in order"; "What the host does with each answer").
 
 /// The host's subcommand that every installed hook runs: `entire hooks
 /// <agent> <hook-name>`, `<agent>` being the name from the plugin's file name
-/// (host-behaviour "Discovery and registration"). Any hook name is accepted
-/// (host-behaviour "The host of September 2026").
+/// (docs/host.md "Discovery and registration"). Any hook name is accepted
+/// (docs/host.md "The host of September 2026").
 pub const HOOKS_SUBCOMMAND: &str = "hooks";
 
 /// Event type 2, TurnStart: a turn begins (its prompt and transcript offset).
@@ -29,9 +29,54 @@ pub fn hook_call(args: &[String]) -> Option<(&str, &str)> {
     }
 }
 
+/// The hook configs of built-in agents in a repository (agent-guide.txt,
+/// "HookSupport": "Claude Code's .claude/settings.json, Gemini's
+/// .gemini/settings.json, Cursor's .cursor/hooks.json, Factory AI Droid's
+/// .factory/settings.json, or Copilot CLI's .github/hooks/entire.json"), as
+/// (sandbox-relative path, built-in agent).
+pub const BUILT_IN_HOOK_CONFIGS: &[(&str, &str)] = &[
+    (".claude/settings.json", "claude-code"),
+    (".gemini/settings.json", "gemini"),
+    (".cursor/hooks.json", "cursor"),
+    (".factory/settings.json", "factoryai-droid"),
+    (".github/hooks/entire.json", "copilot-cli"),
+];
+
+/// The built-in agent whose hook config `file` (sandbox-relative: under the
+/// work tree or the home) is, if any: a plugin that installs its hooks there
+/// wraps that agent.
+pub fn built_in_config_of(file: &str) -> Option<&'static str> {
+    BUILT_IN_HOOK_CONFIGS
+        .iter()
+        .find(|(path, _)| file == *path || file.ends_with(&format!("/{path}")))
+        .map(|(_, agent)| *agent)
+}
+
+/// What a wrapper that reuses its agent's session ids costs: since 0.6.0
+/// the first agent to fire `SessionStart` with a session id owns the
+/// session, and the other's later events are skipped silently
+/// (docs/host.md, "The newest host source", "Silent loss, since 0.6.0").
+pub const WRAPPER_OWNER: &str = "if its Events reuse that agent's session ids, the agent that \
+     fires SessionStart first owns the session (entire 0.6.0 on) and the host silently drops the \
+     other's later events (exit 0, no checkpoint, no warning) whenever both agents' Entire hooks \
+     are installed; give the sessions ids of the plugin's own making";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_built_in_agents_config_is_known_wherever_it_lies() {
+        assert_eq!(
+            built_in_config_of(".claude/settings.json"),
+            Some("claude-code")
+        );
+        assert_eq!(
+            built_in_config_of("repo/.cursor/hooks.json"),
+            Some("cursor")
+        );
+        assert_eq!(built_in_config_of(".myagent/settings.json"), None);
+    }
 
     #[test]
     fn only_turns_make_checkpoints() {

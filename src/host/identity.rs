@@ -1,5 +1,5 @@
 //! What `info` declares that the host reads beyond registration
-//! (host-behaviour.md, "The host of September 2026", "Discovery and
+//! (docs/host.md, "The host of September 2026", "Discovery and
 //! identity" and "Hooks"): its `type`, which stored sessions are mapped back
 //! by; the capability keys; `caller_env_vars`.
 

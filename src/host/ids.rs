@@ -1,4 +1,4 @@
-//! The host's session and tool id rules, by variant (host-behaviour.md,
+//! The host's session and tool id rules, by variant (docs/host.md,
 //! "What the host does with each answer" and, correcting it, "The newest
 //! host source (read December 2026)", "Session and tool ids (newest
 //! variants)"). Ids are validated on every event before any handler, so a

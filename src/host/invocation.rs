@@ -1,4 +1,4 @@
-//! How the host calls a plugin (host-behaviour.md, "Invocation"): the
+//! How the host calls a plugin (docs/host.md, "Invocation"): the
 //! variables it adds to its environment, its deadlines and its output
 //! limits. The running layer spawns calls with these; the judgement quotes
 //! them.
@@ -39,7 +39,7 @@ pub const CLI_VERSION_VAR: &str = "ENTIRE_CLI_VERSION";
 
 /// The host's own command: whenever the host runs a plugin it is on `PATH`,
 /// and the hooks a plugin installs call `entire hooks <agent> <hook>`
-/// (host-behaviour.md, "Plugins in the wild": "A plugin that expects
+/// (docs/host.md, "Plugins in the wild": "A plugin that expects
 /// `entire` on `PATH`"). The sandbox puts a stand-in of that name first on
 /// `PATH` (`running::sandbox`).
 pub const HOST_COMMAND: &str = "entire";
@@ -55,7 +55,7 @@ pub fn environment(repo: &Path) -> Vec<(String, OsString)> {
 }
 
 /// The kinds of git work tree a user runs the host in, each of which the
-/// host supports (host-behaviour.md, "Plugins in the wild", "Linked worktrees
+/// host supports (docs/host.md, "Plugins in the wild", "Linked worktrees
 /// and submodules"): in a linked worktree (`git worktree add`) and in a
 /// submodule, `.git` at the work tree's root is a file (`gitdir: ...`), not
 /// a directory, so a plugin that joins paths under `.git/` fails there

@@ -1,8 +1,8 @@
 //! The host layer: the one place where agent-conform encodes what the real
-//! host (the Entire CLI) does, read from `../shared/spec/host-behaviour.md`.
+//! host (the Entire CLI) does, read from `docs/host.md`.
 //!
 //! Cases and checks ask this layer; they do not restate it. Each module
-//! names the section of host-behaviour.md it encodes:
+//! names the section of docs/host.md it encodes:
 //! - [`agent_env`]: a refusal naming a variable the agent always sets
 //!   ("Plugins in the wild");
 //! - [`crash`]: a crash (a trace, a panic, a fatal signal) told from a

@@ -1,5 +1,5 @@
 //! Who owns a transcript: the host's owner lookup over the agents' session
-//! directories (host-behaviour.md, "Real bugs that these plugins carry":
+//! directories (docs/host.md, "Real bugs that these plugins carry":
 //! "The session directory claims what is not the plugin's" and "A shared
 //! staging directory").
 //!
@@ -26,7 +26,7 @@ use super::Severity;
 use super::builtin_dirs::{self, BuiltInDir};
 
 /// Whether the host counts `path` as inside `dir`: `path` is `dir` itself
-/// or starts with `dir` and a separator (host-behaviour.md, "The session
+/// or starts with `dir` and a separator (docs/host.md, "The session
 /// directory claims what is not the plugin's": "a prefix match with a
 /// separator"), compared case-insensitively on Windows. Both are cleaned
 /// lexically first (`.` components and trailing separators dropped, `..`
@@ -46,7 +46,7 @@ pub fn contains(dir: &Path, path: &Path) -> bool {
 
 /// The owner the host finds for `path`: the first agent in sorted name
 /// order whose session directory contains it ([`contains`]); `None` when no
-/// agent's does (host-behaviour.md, "The session directory claims what is
+/// agent's does (docs/host.md, "The session directory claims what is
 /// not the plugin's"). `agents` are (registered name, session directory)
 /// pairs in any order.
 pub fn owner<'a>(path: &Path, agents: &'a [(String, PathBuf)]) -> Option<&'a str> {
@@ -107,7 +107,7 @@ pub struct Places<'a> {
 }
 
 /// What the host does with `dir` as this plugin's session directory
-/// (host-behaviour.md, "The session directory claims what is not the
+/// (docs/host.md, "The session directory claims what is not the
 /// plugin's", "A shared staging directory"): one [`Claim`] per way it takes
 /// other agents' transcripts (or gives its own away); none for a directory
 /// of the plugin's own. A relative directory is not judged: the host's
@@ -132,7 +132,7 @@ pub fn judge(dir: &Path, places: &Places<'_>) -> Vec<Claim> {
 /// (`.git/<its name>/sessions`, which owns only its own subtree) would
 /// have its transcripts taken, and every event of it skipped when this
 /// plugin sorts first: like the shared staging directory, it breaks only
-/// beside such a plugin, a warning (host-behaviour.md, "The session
+/// beside such a plugin, a warning (docs/host.md, "The session
 /// directory claims what is not the plugin's": "What counts is whose
 /// transcripts lie under the directory").
 fn git_dir_claim(dir: &Path, places: &Places<'_>) -> Option<Claim> {
@@ -291,7 +291,7 @@ fn is_staging(dir: &Path, places: &Places<'_>) -> bool {
 
 /// `<repo>/.entire/tmp` (or inside it), the official template's: alone it
 /// works; two such plugins installed together own the same transcripts and
-/// every event of the one that sorts later is skipped (host-behaviour.md,
+/// every event of the one that sorts later is skipped (docs/host.md,
 /// "A shared staging directory"). A warning here.
 fn staging_claim(dir: &Path, places: &Places<'_>) -> Option<Claim> {
     if !is_staging(dir, places) {

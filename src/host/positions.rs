@@ -1,4 +1,4 @@
-//! Transcript positions in the host's unit (host-behaviour.md, "The host of
+//! Transcript positions in the host's unit (docs/host.md, "The host of
 //! September 2026", "Positions and offsets: the host counts lines").
 //!
 //! The protocol text calls `get-transcript-position` a "byte position"; the
@@ -113,7 +113,7 @@ pub fn judge(name: &str, bytes: &[u8], answered: &Value, what: &str) -> Option<(
             format!(
                 "{what} is {answered}{bytes_too}, but the host counts {lines} line{plural} in this \
                  transcript and keeps every position as a line count, cutting transcripts by \
-                 line (host-behaviour \"Positions and offsets: the host counts lines\"; the \
+                 line (docs/host.md \"Positions and offsets: the host counts lines\"; the \
                  guide: \"for JSONL: line count\"): after a commit `entire explain --generate` \
                  finds no transcript for the checkpoint (\"Checkpoint has no transcript content \
                  (scoped)\"), and the token counts and modified files of later turns cover the \
@@ -126,7 +126,7 @@ pub fn judge(name: &str, bytes: &[u8], answered: &Value, what: &str) -> Option<(
                 "{what} is {answered}; the host counts this file's newlines ({lines}) as the \
                  checkpoint start after a commit, whatever the plugin counts: for a transcript \
                  that is one JSON document a host-side mismatch the plugin can only document \
-                 (host-behaviour \"Positions and offsets: the host counts lines\")"
+                 (docs/host.md \"Positions and offsets: the host counts lines\")"
             ),
         ),
     })

@@ -1,6 +1,6 @@
 //! What the host can reach, per plugin: which of its paths ever call a
 //! given subcommand of this plugin, and so how much a finding there weighs
-//! (host-behaviour.md, "Plugins in the wild", "What each answer costs the
+//! (docs/host.md, "Plugins in the wild", "What each answer costs the
 //! user, from the host's source"). A defect on a path the host never takes
 //! for this plugin is latent: a warning that says why, never a failure.
 //!

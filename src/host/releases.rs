@@ -1,4 +1,4 @@
-//! The host's releases as data (host-behaviour.md, "The host of September
+//! The host's releases as data (docs/host.md, "The host of September
 //! 2026", its table "Which release brought what" and the release list under
 //! it): every release users run, and every host behaviour that differs
 //! across them, with the first release that has it and how sure that is.
@@ -166,7 +166,7 @@ pub struct Row {
     pub noted: &'static str,
 }
 
-/// The table "Which release brought what" (host-behaviour.md, "The host of
+/// The table "Which release brought what" (docs/host.md, "The host of
 /// September 2026"). `repo_path` on rewind is "not established: assume
 /// both", so it is no row: both forms are always replayed.
 pub const TABLE: &[Row] = &[

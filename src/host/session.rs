@@ -1,5 +1,5 @@
 //! The calls the host makes over a session, in order, and what it hands
-//! from one answer to the next (host-behaviour.md, "The calls the host makes
+//! from one answer to the next (docs/host.md, "The calls the host makes
 //! over a session, in order"; the consequences from "What each answer costs
 //! the user, from the host's source").
 //!
@@ -188,7 +188,7 @@ pub const ORDER: &[(&str, &str)] = &[
 ];
 
 /// Go's zero time, which the host sends as `start_time` on resume and
-/// rewind (host-behaviour, "What write-session receives").
+/// rewind (docs/host.md, "What write-session receives").
 pub const ZERO_TIME: &str = "0001-01-01T00:00:00Z";
 
 /// What the host restores with: `entire resume`, or `entire rewind`, whose
@@ -257,7 +257,7 @@ pub fn write_session_input(
 }
 
 /// Where `entire resume` restores a session, against where the agent
-/// reads it (host-behaviour.md, "Resume writes where the agent never reads";
+/// reads it (docs/host.md, "Resume writes where the agent never reads";
 /// "The calls the host makes over a session, in order": write-session
 /// receives `session_ref` = the file `resolve-session-file` returned, and
 /// the agent then resumes from the file it wrote).

@@ -1,5 +1,5 @@
 //! The newest hosts' check of a session file's name before `write-session`
-//! (host-behaviour.md, "The newest host source (read December 2026)",
+//! (docs/host.md, "The newest host source (read December 2026)",
 //! "Resume and rewind (newest variants)"): every path component under the
 //! session directory is checked, on every operating system, and a refused
 //! one means `write-session` is never called and the resume or rewind of

@@ -1,9 +1,9 @@
 //! The weight of a finding, which is what the real host does with the
-//! answer (host-behaviour.md, "What each answer costs the user, from the
+//! answer (docs/host.md, "What each answer costs the user, from the
 //! host's source"): it breaks, it degrades, or nothing happens.
 
 /// How much a finding weighs, defined by what the real host does with the
-/// answer (host-behaviour.md, "What the host does with each answer").
+/// answer (docs/host.md, "What the host does with each answer").
 ///
 /// Ordered from lightest to heaviest, so that `min` caps a finding at its
 /// case's severity.

@@ -1,6 +1,6 @@
 //! Plugins installed together: which pairs of plugins break each other on
 //! one machine, and what the host then does. Each rule cites its section of
-//! host-behaviour.md:
+//! docs/host.md:
 //!
 //! - equal or nested session directories ("Plugins in the wild": "A shared
 //!   staging directory", "Plugins installed together", "The session

@@ -1,7 +1,7 @@
 //! The checks: what one invocation's outcome is measured against.
 //!
 //! Some rules hold for every invocation, because the host applies them to
-//! every call (host-behaviour.md): the deadline, the 10 MiB output limits, and
+//! every call (docs/host.md): the deadline, the 10 MiB output limits, and
 //! "a non-zero exit must say why on stderr". The rest comes from the step's
 //! `expect` in the case file.
 //!
@@ -128,7 +128,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
 /// An answer of raw bytes (`expect: stdout`) where a refusal is allowed
 /// (`on_refusal`) that is empty or all zero (`{}`, `null`) for an input
 /// that is not: the plugin read nothing of it, as a refusal does, and says
-/// so with exit 0 (host-behaviour, "Plugins in the wild": "An answer to
+/// so with exit 0 (docs/host.md, "Plugins in the wild": "An answer to
 /// input it cannot read that is empty rather than refused"). `read-transcript`
 /// answering `{}` for another agent's transcript is the pattern; the host
 /// never sends one, so it weighs as the step's refusal.

@@ -47,7 +47,7 @@ pub fn check_info_name(plugin: &Path, info: &Value) -> Vec<Finding> {
 }
 
 /// A name that collides with a built-in agent is never executed by the
-/// host, on the releases that build it in (host-behaviour.md, "The host of
+/// host, on the releases that build it in (docs/host.md, "The host of
 /// September 2026", "Built-in names"): the finding names them; on the
 /// releases judged that do not, the name is free and nothing is said.
 pub fn check_not_built_in(plugin: &Path, hosts: &HostRange) -> Vec<Finding> {
@@ -78,7 +78,7 @@ pub fn check_not_built_in(plugin: &Path, hosts: &HostRange) -> Vec<Finding> {
 
 /// `info.type` must not be a built-in agent's type: session state,
 /// checkpoints and trailers store the type, and resume, rewind and the
-/// commit hooks map it back to an agent in random order (host-behaviour.md,
+/// commit hooks map it back to an agent in random order (docs/host.md,
 /// "The host finds an agent by its `type` too"). A plugin named as that
 /// built-in is the name check's: where the built-in exists, it never runs.
 pub fn check_info_type(plugin: &Path, info: &Value, hosts: &HostRange) -> Vec<Finding> {
@@ -105,7 +105,7 @@ pub fn check_info_type(plugin: &Path, info: &Value, hosts: &HostRange) -> Vec<Fi
 }
 
 /// `info.type` must be the same on every call and under the hook
-/// environment (host-behaviour.md, "The newest host source (read December
+/// environment (docs/host.md, "The newest host source (read December
 /// 2026)", "Silent loss, since 0.6.0"): `gate` is the discovery answer,
 /// `others` each later answer with how it was called (`Err`: the call gave
 /// no answer to compare). A type that differs loses checkpoints silently:
@@ -147,7 +147,7 @@ pub fn check_type_stable(gate: &Value, others: &[(String, Result<Value, String>)
     findings
 }
 
-/// What `info` declares that the host drops or ignores (host-behaviour.md,
+/// What `info` declares that the host drops or ignores (docs/host.md,
 /// "The host of September 2026", "Hooks"): a `caller_env_vars` name the
 /// host drops is a warning (`entire review` then cannot tell this agent
 /// called it); a capability key it ignores, a note.

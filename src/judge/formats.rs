@@ -4,7 +4,7 @@
 //!
 //! Each structured format is read into a JSON value, so that the user's
 //! content can be compared semantically, whatever layout the plugin gives
-//! the file back in (host-behaviour "Real bugs that these plugins carry":
+//! the file back in (docs/host.md "Real bugs that these plugins carry":
 //! user data lost in a config file that is not JSON). TOML is read and
 //! written by the `toml` crate, YAML by serde-saphyr (already the suite's
 //! parser); JSON with comments and INI by the small readers below.

@@ -1,7 +1,7 @@
 //! Hooks that can fire: what `install-hooks` wrote must run `entire hooks
 //! <this plugin's name> <hook>`, `parse-hook` must take the host's own
 //! flags, and the Events of the declared hooks must be able to make a
-//! checkpoint (host-behaviour.md, "The calls the host makes over a
+//! checkpoint (docs/host.md, "The calls the host makes over a
 //! session, in order"; "Discovery and registration"; "What the host does
 //! with each answer").
 //!
@@ -205,6 +205,19 @@ pub fn judge_fired(
         let ours: Vec<&(&str, &str)> = calls.iter().filter(|(a, _)| *a == agent).collect();
         if let Some((_, hook)) = ours.first() {
             reached += 1;
+            if let Some(wrapped) = hooks::built_in_config_of(&one.hook.file)
+                && !findings.iter().any(|f: &Finding| f.kind == Kind::OwnerSkip)
+            {
+                findings.push(
+                    Finding::note(format!(
+                        "the install puts its hooks in {} of the built-in {wrapped}: this plugin \
+                         wraps {wrapped}; {}",
+                        one.hook.file,
+                        hooks::WRAPPER_OWNER
+                    ))
+                    .kind(Kind::OwnerSkip),
+                );
+            }
             if !hook_names.iter().any(|h| h == hook) {
                 findings.push(Finding::note(format!(
                     "{} runs `entire hooks {agent} {hook}`, a hook name info.hook_names does not \
@@ -403,6 +416,20 @@ mod tests {
                 .collect(),
             status: "exit 127".into(),
         }
+    }
+
+    #[test]
+    fn a_wrapper_of_a_built_in_agent_is_told_who_owns_the_session() {
+        let names = vec!["stop".to_string()];
+        let mut hook = fired(&[&["hooks", "foo", "stop"]]);
+        hook.hook.file = ".claude/settings.json".into();
+        let said = judge_fired("foo", &names, true, &[hook.clone(), hook]);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(
+            (said[0].severity, said[0].kind),
+            (Severity::Note, Kind::OwnerSkip)
+        );
+        assert!(said[0].message.contains("SessionStart first owns"));
     }
 
     #[test]

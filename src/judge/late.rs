@@ -1,5 +1,5 @@
 //! `same_answer_as:`: a `parse-hook` answer given a payload that arrived late
-//! against the answer to the same payload delivered at once (host-behaviour
+//! against the answer to the same payload delivered at once (docs/host.md
 //! "Plugins in the wild", "A deadline on stdin": a plugin that gives up
 //! reading after a short time and invents a session id splits the session on
 //! a loaded machine).

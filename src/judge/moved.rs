@@ -3,7 +3,7 @@
 //! renamed beside its place, the plugin's hook takes the place and runs the
 //! user's one after its own, and uninstall moves the user's hook back. The
 //! user's data is then kept, only elsewhere for a while: nothing is lost
-//! (host-behaviour "Real bugs that these plugins carry": a git hook
+//! (docs/host.md "Real bugs that these plugins carry": a git hook
 //! overwritten is the bug, a hook kept and chained is not).
 
 use std::fs;

@@ -1,5 +1,5 @@
 //! The user's own content in a file a hook install touches, in that file's
-//! format, and the check that it survives (host-behaviour "Real bugs that
+//! format, and the check that it survives (docs/host.md "Real bugs that
 //! these plugins carry": user data lost in a config file that is not JSON,
 //! a trust or allow list rewritten, a git hook overwritten).
 //!

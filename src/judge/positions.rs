@@ -17,7 +17,7 @@ use super::values::select;
 /// transcript (the generic one, in another agent's format) an answer that
 /// is the file's size in bytes is "not verified here" (a warning at most):
 /// a plugin that does not read the format can only measure the file
-/// (host-behaviour "Plugins in the wild": the host never sends another
+/// (docs/host.md "Plugins in the wild": the host never sends another
 /// agent's transcript); the plugin's own samples judge it in full.
 pub fn host_lines(
     bindings: &Bindings<'_>,

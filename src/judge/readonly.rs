@@ -1,8 +1,8 @@
-//! The work tree before and after calls that only read: `info` and
-//! `detect`, which the host runs at discovery and on every hook with the
-//! work tree's root as the working directory (host-behaviour.md,
+//! The work tree before and after `info`, which the host runs at
+//! discovery and on every hook with the
+//! work tree's root as the working directory (docs/host.md,
 //! "Invocation"; "The host of September 2026": discovery inside every
-//! hook). A file they create, change or delete there changes the user's
+//! hook). A file it creates, changes or deletes there changes the user's
 //! repository on every hook.
 
 use std::collections::BTreeMap;
@@ -66,8 +66,8 @@ pub fn changes(before: &Files, after: &Files) -> Vec<String> {
     out
 }
 
-/// A failure when `calls` (as `info`, `detect`) changed the work tree: the
-/// host runs them on every hook from the work tree's root, so every hook
+/// A failure when `calls` (`info`) changed the work tree: the host runs
+/// it on every hook from the work tree's root, so every hook
 /// changes the user's repository: the file shows in `git status`, the
 /// host's git-status fallback reports it among the files the agent touched,
 /// and a `git add -A` commits it.
@@ -78,7 +78,7 @@ pub fn judge(calls: &str, changed: &[String]) -> Vec<Finding> {
     vec![
         Finding::failure(format!(
             "{calls} changed the work tree: {}; the host runs info at discovery and on every \
-             hook (and detect at discovery) with the work tree's root as the working \
+             hook with the work tree's root as the working \
              directory, so every hook changes the user's repository: it shows in git status, \
              the host's git-status fallback counts it among the files the agent touched, and \
              a `git add -A` commits it. Read-only subcommands must write nothing there (keep \

@@ -1,6 +1,6 @@
 //! The chunking round trip over generated inputs and the plugin's own
 //! samples (protocol "chunk-transcript", "reassemble-transcript";
-//! host-behaviour "Chunking").
+//! docs/host.md "Chunking").
 //!
 //! Per input and `--max-size`: on exit 0 every chunk is standard padded
 //! base64 of at most `--max-size` bytes, and reassembling gives the input back

@@ -10,7 +10,7 @@
 //! holding the user's content in that file's format (`judge::planted`).
 //! Paths that mention `entire` are the plugin's own (the guide's plugin-file
 //! pattern, `.pi/extensions/entire/index.ts`), and so are the files a
-//! plugin's case files name in `own_files:` (host-behaviour "Plugins in the
+//! plugin's case files name in `own_files:` (docs/host.md "Plugins in the
 //! wild": a state file of the plugin's own), so nothing is planted there.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -94,6 +94,10 @@ kinds! {
     Discovery = "discovery",
     /// A finding that depends on the host release.
     HostRelease = "host-release",
+    /// A note pointing at the case where the run says a finding once (an
+    /// unverified capability, a finding of every work tree): the defect is
+    /// reported there, at its weight.
+    SaidElsewhere = "said-elsewhere",
 }
 
 impl serde::Serialize for Kind {

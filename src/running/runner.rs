@@ -1,7 +1,7 @@
 //! The runner: spawns one plugin invocation the way the Entire CLI does and
 //! brings back what happened, whatever the plugin does.
 //!
-//! The host (host-behaviour.md, "Invocation") executes the binary directly, with
+//! The host (docs/host.md, "Invocation") executes the binary directly, with
 //! the request on stdin followed by EOF, a deadline after which the process is
 //! killed, and a 10 MiB cap on each of stdout and stderr. This module models
 //! exactly that and guarantees the harness itself never hangs: stdin is written
@@ -58,7 +58,7 @@ pub struct Invocation {
     /// payload's first half, then after the second half of this time the
     /// rest; `None`: all at once. A plugin with a deadline on stdin is caught
     /// whether its deadline waits for the first byte or for the whole
-    /// payload (host-behaviour "Plugins in the wild", "A deadline on stdin").
+    /// payload (docs/host.md "Plugins in the wild", "A deadline on stdin").
     pub stdin_delay: Option<Duration>,
     /// Deadline for the whole invocation.
     pub timeout: Duration,

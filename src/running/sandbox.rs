@@ -1,7 +1,7 @@
 //! The sandbox: a fresh, isolated world for each case.
 //!
 //! The host runs a plugin with the working directory at the root of a git work
-//! tree and `ENTIRE_REPO_ROOT` pointing there (host-behaviour.md,
+//! tree and `ENTIRE_REPO_ROOT` pointing there (docs/host.md,
 //! "Invocation"). A plugin also reads and writes its own state under HOME and
 //! the XDG directories, so each case gets its own HOME, XDG_* and TMPDIR too:
 //! one case cannot see another's hooks or sessions, and nothing a plugin

@@ -1,6 +1,6 @@
 //! The git work trees of a sandbox: the repository the plugin runs in is a
 //! plain repository, a linked worktree or a submodule (see
-//! [`WorkTree`]; host-behaviour.md, "Linked worktrees and submodules").
+//! [`WorkTree`]; docs/host.md, "Linked worktrees and submodules").
 //!
 //! Each is written by hand, as git itself lays it out, instead of by running
 //! `git init`, `git worktree add` or `git submodule add` per case: a few

@@ -1,5 +1,5 @@
 //! `agent-conform discover`: every `entire-agent-*` on `PATH`, and what the
-//! host makes of it (host-behaviour.md, "Discovery and registration"): the
+//! host makes of it (docs/host.md, "Discovery and registration"): the
 //! first executable file of a name is probed with `info` (all at once, each
 //! with the host's 10 s, each in its own sandbox) and registered when `info`
 //! answers protocol 1; the rest are shadowed, unusable, or never run. Files
@@ -8,7 +8,7 @@
 //!
 //! Discovery is also per repository: the host discovers no plugin unless the
 //! repository's `.entire/settings.local.json` sets `external_agents`
-//! (host-behaviour.md, "What each answer costs the user"), so the report says
+//! (docs/host.md, "What each answer costs the user"), so the report says
 //! whether the current repository does ([`settings`]).
 //!
 //! Between the registered plugins it checks what breaks when they are

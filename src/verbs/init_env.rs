@@ -40,7 +40,7 @@ pub fn needed(plugin: &Path, sandbox: &Sandbox, info: &Value) -> Vec<String> {
     found
 }
 
-/// `FOO_HOME`: what `info.caller_env_vars` holds (host-behaviour, "After
+/// `FOO_HOME`: what `info.caller_env_vars` holds (docs/host.md, "After
 /// the protocol text was written").
 fn upper_identifier(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_uppercase())

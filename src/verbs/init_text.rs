@@ -111,7 +111,7 @@ fn header(info: &Info, request: &Request) -> String {
 # replace with what your agent really does (the hook payloads are shaped like
 # Claude Code's); commented blocks are templates for the capabilities your
 # plugin declares, to fill in and uncomment once samples/ holds a transcript.
-# README \"Writing a case\" of agent-conform describes every key. Paths in
+# agent-conform's docs/writing-cases.md describes every key. Paths in
 # `path:` sources and in `transcripts:` are relative to this file.
 # Editors with the YAML language server (VS Code's YAML extension, Neovim,
 # Helix, Zed) complete and check every key from {SCHEMA_FILE}, named on the
@@ -408,7 +408,7 @@ fn templates(info: &Info, prefix: &str, live: bool) -> String {
             "  - id: {prefix}.compact
     capability: compact_transcript
     title: compact-transcript compacts the sample session
-    spec: 'host-behaviour \"compact-transcript\"'
+    spec: 'docs/host.md \"compact-transcript\"'
 {files}    steps:
       - args: [compact-transcript, --session-ref, {sample}]
         expect:

@@ -399,7 +399,7 @@ fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
     let broken = |err: String| {
         UsageError::new(
             format!("broken case file: {err}"),
-            "fix the case file (see README.md, \"Writing a case\"), or drop its --cases directory",
+            "fix the case file (see docs/writing-cases.md), or drop its --cases directory",
         )
     };
     let suite = case::load(cases, &schemas).map_err(|err| broken(err.to_string()))?;

@@ -1,5 +1,5 @@
 //! The agent session, hook by hook: parse-hook, then the calls the host
-//! makes for each Event (host-behaviour, "The calls the host makes over a
+//! makes for each Event (docs/host.md, "The calls the host makes over a
 //! session, in order").
 
 use super::*;
@@ -161,6 +161,7 @@ impl Play<'_, '_> {
             EventType::TurnStart => self.turn_start(&session_ref, text("prompt")),
             EventType::TurnEnd => self.turn_end(&session_ref, &text("session_id")),
             EventType::SessionEnd => self.session_end(),
+            EventType::SubagentEnd => self.subagent_end(hook, &session_ref, &text("subagent_id")),
             _ => {}
         }
     }
@@ -451,7 +452,7 @@ impl Play<'_, '_> {
         if !self.recorded() {
             // The generic payload's transcript, refused or rewritten into a
             // reference the plugin cannot read: another agent's session,
-            // which the host never hands it (issue 27).
+            // which the host never hands it.
             self.unverified(format!(
                 "read-transcript refused the session_ref {session_ref} that parse-hook made of \
                  the generic payload (another agent's transcript)"
@@ -474,7 +475,7 @@ impl Play<'_, '_> {
     /// SessionStart (else TurnStart), with the generic payload of another
     /// agent session. Asked only when the agent session's Events gave ids,
     /// so that the restore of two sessions passes the plugin ids it made,
-    /// as the host does (issue 32, item 3); `None` when the answer names no
+    /// as the host does; `None` when the answer names no
     /// other id.
     pub(super) fn second_session_id(&mut self, first: &str) -> Option<String> {
         if self.recorded() || !self.own_ids.contains(first) || self.stopped {

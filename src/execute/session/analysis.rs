@@ -74,7 +74,7 @@ impl Play<'_, '_> {
 
     /// After the session's first checkpoint, the replay passes the host's
     /// own checkpoint start, as the host does after a commit: the line count
-    /// it measured at the last condensation (host-behaviour "Positions and
+    /// it measured at the last condensation (docs/host.md "Positions and
     /// offsets: the host counts lines"). So `--offset N` must mean "skip N
     /// lines". For a transcript that is one JSON document the host's count
     /// is no unit of the plugin's: the plugin's own offset stays.
@@ -100,7 +100,7 @@ impl Play<'_, '_> {
     }
 
     /// The plugin's position at TurnStart against the host's line count of
-    /// the transcript (host-behaviour "Positions and offsets: the host counts
+    /// the transcript (docs/host.md "Positions and offsets: the host counts
     /// lines"): another unit for a JSONL transcript is a failure, for one
     /// JSON document a note.
     pub(super) fn host_unit(&mut self, turn: usize, session_ref: &str, position: &Value) {
@@ -204,6 +204,58 @@ impl Play<'_, '_> {
             return;
         }
         let _ = self.decoded(subcommand, &answer, Severity::Warning);
+    }
+
+    /// `SubagentEnd`: the host calls `extract-modified-files --offset 0`
+    /// over the subagent's whole transcript (`agent-<subagent_id>.jsonl`
+    /// beside the `session_ref` when there is one, else the `session_ref`),
+    /// and a failure of it fails the hook (docs/host.md, "The newest host
+    /// source", "Subagents"). Only with `transcript_analyzer` declared: the
+    /// host calls no undeclared capability.
+    pub(super) fn subagent_end(&mut self, hook: &str, session_ref: &str, subagent_id: &str) {
+        if session_ref.is_empty() || !self.declared("transcript_analyzer") {
+            return;
+        }
+        let beside = std::path::Path::new(session_ref)
+            .parent()
+            .map(|dir| dir.join(format!("agent-{subagent_id}.jsonl")))
+            .filter(|p| !subagent_id.is_empty() && p.is_file());
+        let path = beside.map_or(session_ref.to_string(), |p| p.display().to_string());
+        let args = vec![
+            "extract-modified-files".into(),
+            "--path".into(),
+            path,
+            "--offset".into(),
+            "0".into(),
+        ];
+        let label = format!(
+            "turn {} · hook {hook} (SubagentEnd) · extract-modified-files",
+            self.turn
+        );
+        let Some(answer) = self.call(label, args, None) else {
+            return;
+        };
+        if answer.ok() {
+            return;
+        }
+        // A transcript the plugin already read for a checkpoint is no other
+        // agent's format: its refusal now is the plugin's own failure.
+        match self.recorded() || !self.checkpoints.is_empty() {
+            true => self.find(
+                Severity::Failure,
+                format!(
+                    "hook {hook} fails: at SubagentEnd the host calls extract-modified-files \
+                     --offset 0 over the subagent's transcript, and it exited {}: the agent \
+                     shows a failed hook",
+                    answer.code.map_or("by a signal".into(), |c| c.to_string())
+                ),
+            ),
+            false => self.unverified(
+                "extract-modified-files --offset 0 (SubagentEnd) refused the generic transcript \
+                 (another agent's format)"
+                    .to_string(),
+            ),
+        }
     }
 
     pub(super) fn session_end(&mut self) {

@@ -77,7 +77,7 @@ struct Play<'p, 'r> {
     /// The session id of the first Event that had one.
     session_id: Option<String>,
     /// Every session id the plugin's own Events gave: the only ids the
-    /// host ever passes back to it (issue 32, item 3).
+    /// host ever passes back to it.
     own_ids: std::collections::BTreeSet<String>,
     /// The sessions of the restore not verified here: an id the plugin
     /// never produced, refused (not broken: the host never sends it).

@@ -1,5 +1,5 @@
 //! Where the agent keeps its transcript during the replay, and whether
-//! `entire resume` restores each session there (host-behaviour.md, "Resume
+//! `entire resume` restores each session there (docs/host.md, "Resume
 //! writes where the agent never reads").
 //!
 //! The agent keeps its sessions in the plugin's session directory (the
@@ -153,7 +153,7 @@ impl Play<'_, '_> {
     /// back: when write-session put its transcript in a file of another
     /// directory than the one where the agent keeps its sessions (the
     /// session_ref of the plugin's own Events), the agent never finds it
-    /// (host-behaviour.md, "Resume writes where the agent never reads": a
+    /// (docs/host.md, "Resume writes where the agent never reads": a
     /// real bug that reaches users; `entire resume` reports success and
     /// the agent's resume command resumes nothing: a failure). A store
     /// that holds no file with the transcript's bytes (a database) says

@@ -173,7 +173,7 @@ impl Play<'_, '_> {
 
     /// The newest hosts ask `get-session-dir` before every filesystem-shaped
     /// `write-session`, and a failure there fails that restore even when
-    /// the reference is fine (host-behaviour, "The newest host source",
+    /// the reference is fine (docs/host.md, "The newest host source",
     /// "Resume and rewind (newest variants)"); false when it fails on a
     /// judged release that asks.
     fn session_dir_before_write(&mut self, restore: Restore, id: &str, file: &str) -> bool {

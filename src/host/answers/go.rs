@@ -1,4 +1,4 @@
-//! Go's `encoding/json` into the host's structs (host-behaviour.md, "How
+//! Go's `encoding/json` into the host's structs (docs/host.md, "How
 //! output is decoded"): what the host holds after `json.Unmarshal`, before
 //! anything judges it.
 //!

@@ -2,11 +2,11 @@
 //! field then costs the user.
 //!
 //! The host decodes stdout with Go's `encoding/json` into typed structs
-//! (host-behaviour.md, "How output is decoded"): unknown fields are ignored,
+//! (docs/host.md, "How output is decoded"): unknown fields are ignored,
 //! a missing field or `null` is the field's zero value, and only a wrong
 //! type, bad base64 or a bad RFC 3339 time fails the decoding. What matters
 //! next is what the host does with the value it got
-//! (host-behaviour.md, "What each answer costs the user, from the host's
+//! (docs/host.md, "What each answer costs the user, from the host's
 //! source"): an empty `session_dir` breaks resume, a missing
 //! `hooks_installed` only changes a message.
 //!

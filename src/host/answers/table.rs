@@ -1,6 +1,6 @@
 //! The table: every JSON answer the host decodes into a struct, each
 //! field's Go type, and what its zero value costs the user
-//! (host-behaviour.md, "What each answer costs the user, from the host's
+//! (docs/host.md, "What each answer costs the user, from the host's
 //! source"). Data, kept apart from the judging in `mod.rs`.
 
 use super::{Field, GoType, GoType::*, Zero, Zero::*};
@@ -33,7 +33,7 @@ const SUBAGENT_USAGE: &[Field] = &[
 ];
 
 /// Fields of answers the host never asks for (`get-session-id`,
-/// `read-session`, `extract-summary`: host-behaviour, "The calls the host
+/// `read-session`, `extract-summary`: docs/host.md, "The calls the host
 /// makes over a session"): the protocol's rules only, judged by the cases
 /// at warning severity at most.
 const NEVER_CALLED: Zero = Fine;
@@ -52,7 +52,7 @@ const ASSET: &[Field] = &[
     field("data", Bytes, Fine),
 ];
 
-/// The capabilities the host reads, each a Go `bool` (host-behaviour "The
+/// The capabilities the host reads, each a Go `bool` (docs/host.md "The
 /// host of September 2026", Hooks: "Capability keys the host reads"); any
 /// other key (`uses_terminal`) is ignored by the host.
 const CAPABILITIES: &[Field] = &[

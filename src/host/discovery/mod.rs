@@ -1,4 +1,4 @@
-//! Discovery and registration (host-behaviour.md, "Discovery and
+//! Discovery and registration (docs/host.md, "Discovery and
 //! registration"): which files the host considers, the name it registers
 //! each under, the names it never runs (by release: [`built_in`]), which `PATH` entries it scans, and
 //! the repository setting without which it discovers nothing. The walk of

@@ -1,6 +1,6 @@
 //! Plugins on `PATH`, found the way the host finds them: every file named
 //! `entire-agent-<name>` in the `PATH` directories, in `PATH` order, the first
-//! executable one of a name winning (host-behaviour.md, "Discovery and
+//! executable one of a name winning (docs/host.md, "Discovery and
 //! registration").
 
 use std::collections::HashSet;

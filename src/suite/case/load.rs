@@ -322,7 +322,7 @@ fn read_dir_sources(
 
 /// Events made from the plugin's own payloads (its `--cases` files) are held
 /// to the host's per-type table in full, whatever the case says: what fails
-/// a hook is a failure, the guide's table a warning (host-behaviour, "What
+/// a hook is a failure, the guide's table a warning (docs/host.md, "What
 /// the host does with each answer"). Checked only when the step exits 0 and
 /// prints JSON, so a case may still expect `null` or a refusal.
 fn hold_own_events_to_the_host(case: &mut Case) {

@@ -4,7 +4,7 @@
 //! A case is data: an id, a title, the spec section it checks, the capability
 //! it needs, a severity, and steps. Each step runs the plugin once with
 //! arguments and stdin and states what must come back. The runner is generic;
-//! new checks are new YAML. See README.md, "Writing a case", for the format.
+//! new checks are new YAML. See docs/writing-cases.md, for the format.
 //!
 //! The module is five files with one job each: this one is the model (what
 //! a case may say); `assert` its JSON assertions (one check each, an enum);
@@ -100,7 +100,7 @@ pub struct Case {
     /// Variables set for this case's invocations, over those of the run
     /// (`env:` at the top of a case file): name to a template with
     /// `{{home}}`, `{{repo}}`, `{{tmp}}`. The agent's own environment, which
-    /// the host passes on to the plugin (host-behaviour, "Plugins in the
+    /// the host passes on to the plugin (docs/host.md, "Plugins in the
     /// wild": an agent that always exports a variable to its hooks).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -137,14 +137,14 @@ pub struct Case {
 /// offsets that agree, nothing read from the end), so they hold for any
 /// transcript the plugin accepts. The generic transcript is in another
 /// agent's format for most plugins, and the host never sends one of those
-/// (host-behaviour, "What the host does with each answer"): a clean refusal
+/// (docs/host.md, "What the host does with each answer"): a clean refusal
 /// of it ends that pass quietly. The plugin's own samples must be accepted,
 /// and their findings weigh in full. `{{transcript}}` is the current
 /// transcript's path, `{{transcript_name}}` its file name, and
 /// `current_transcript` (a source) its bytes. An all-zero answer (`{}`,
 /// position 0, no files) at the first step of the generic pass counts as a
 /// refusal too: the plugin did not read another agent's format, and the
-/// host never sends it one (host-behaviour, "Plugins in the wild"); so the
+/// host never sends it one (docs/host.md, "Plugins in the wild"); so the
 /// first step of such a case must be one whose answer is non-zero for a
 /// plugin that reads the transcript.
 #[derive(Debug, Clone, Deserialize)]

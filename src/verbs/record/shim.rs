@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::staging::{self, Answer, Call, State};
 use crate::running::runner::{Invocation, Termination};
 
-/// The host's deadline for `parse-hook` (host-behaviour.md, "Invocation").
+/// The host's deadline for `parse-hook` (docs/host.md, "Invocation").
 const PARSE_HOOK_TIMEOUT: Duration = crate::host::invocation::CALL_TIMEOUT;
 
 /// The `sh` script named `entire`: execs `agent_conform __record-shim` with

@@ -1,7 +1,7 @@
 """togetherbase: what the "installed together" test plugins share.
 
 Three plugins that each pass the suite alone but break each other when
-installed together (host-behaviour "Plugins in the wild": "A shared staging
+installed together (docs/host.md "Plugins in the wild": "A shared staging
 directory", "Plugins installed together"; "The host finds an agent by its
 `type` too"). They are the conforming base of ../wild/wildbase.py with:
 

@@ -2,7 +2,7 @@
 
 Each `entire-agent-<name>` beside this file is a complete Entire CLI external
 agent plugin written from the specification (protocol text, implementation
-guide, host-behaviour notes). They share this conforming base and each changes
+guide, docs/host.md notes). They share this conforming base and each changes
 one thing: the pattern of a working public plugin that it models (see
 tests/plugins/README.md, "Plugins in the wild").
 
@@ -313,7 +313,7 @@ def chunk_jsonl(content, max_size):
 
 
 def host_chunk_jsonl(content, max_size):
-    """The host's own default JSONL chunker (host-behaviour "Chunking").
+    """The host's own default JSONL chunker (docs/host.md "Chunking").
 
     Empty input gives zero chunks. The content is split at \\n and EVERY
     piece gets a \\n appended before it is measured, the last one too: a
