@@ -1,7 +1,7 @@
 //! How the host reads a plugin's stdout (docs/host.md, "How output is
 //! decoded"): Go's `encoding/json`, which takes exactly one JSON value and
 //! rejects `1.0` or `1e3` where a Go integer is expected. What each decoded
-//! field's zero value then costs is [`crate::host::answers`].
+//! field's zero value then costs is `host::answers`.
 
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ fn excerpt(bytes: &[u8]) -> String {
 /// does with `{"session_id": "a", "session_id": null}` (the null changes
 /// nothing: `"a"`) or with `"Session_ID"` after `"session_id"` (both fill
 /// the one field; the later wins). How a document becomes the host's
-/// struct is [`crate::host::answers::go`].
+/// struct is `answers::go`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ordered {
     /// `null`.
@@ -184,7 +184,7 @@ pub fn decode_ordered(bytes: &[u8]) -> Result<Ordered, String> {
 /// (`foldName`: ASCII letters without case, and the two non-ASCII runes
 /// whose fold set holds an ASCII letter, the Kelvin sign `K` and the long
 /// `ſ`). An exact match of another field wins first: see
-/// [`crate::host::answers::go`].
+/// `answers::go`.
 pub fn go_key_matches(key: &str, name: &str) -> bool {
     fn fold(c: char) -> char {
         match c {
@@ -203,7 +203,7 @@ pub fn go_key_matches(key: &str, name: &str) -> bool {
 
 /// A string field of an Event or answer as the host holds it: `""` for a
 /// missing field, `null` or anything else (Go's zero value). Read Events
-/// Go-normalised first ([`crate::host::answers::go::event`]) so that
+/// Go-normalised first (`answers::go::event`) so that
 /// `"Session_ID"` and duplicate keys are already resolved.
 pub fn field_str<'a>(doc: &'a Value, name: &str) -> &'a str {
     doc.get(name).and_then(Value::as_str).unwrap_or("")
