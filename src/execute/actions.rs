@@ -179,17 +179,7 @@ impl Run<'_> {
             ))];
         };
         let agent = crate::host::discovery::agent_name(self.plugin).unwrap_or_default();
-        let names: Vec<String> = self
-            .info
-            .pointer("/hook_names")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = crate::host::identity::hook_names(&self.info);
         let mut fired = Vec::new();
         for hook in hookfire::installed(&written) {
             let Some(inv) = self.hook_invocation(&hook, sandbox) else {
@@ -237,17 +227,7 @@ impl Run<'_> {
     /// The answers of the `for_each: /hook_names` step `step`, judged as a
     /// whole.
     fn hook_events(&self, step: &str, state: &CaseState) -> Vec<Finding> {
-        let names: Vec<String> = self
-            .info
-            .pointer("/hook_names")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = crate::host::identity::hook_names(&self.info);
         let prefix = format!("{step} [");
         let stderrs: Vec<&str> = state
             .reports

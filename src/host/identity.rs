@@ -98,6 +98,20 @@ pub fn types_conflict(a: &str, b: &str) -> bool {
     a != b && !a.is_empty() && !b.is_empty()
 }
 
+/// The hook names `info` declares (`hook_names`; none when missing or not
+/// a list of strings, as Go's decoder leaves it).
+pub fn hook_names(info: &serde_json::Value) -> Vec<String> {
+    info.pointer("/hook_names")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(serde_json::Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -508,16 +508,6 @@ impl Play<'_, '_> {
 
     /// The hook names `info` declares.
     pub(super) fn hook_names(&self) -> Vec<String> {
-        self.run
-            .info
-            .pointer("/hook_names")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default()
+        crate::host::identity::hook_names(&self.run.info)
     }
 }
