@@ -43,7 +43,7 @@ fn step(name: &str, findings: Vec<Finding>) -> StepReport {
             "cd /tmp/sb/repo && HOME=/tmp/sb/home ENTIRE_REPO_ROOT=/tmp/sb/repo \
              ENTIRE_PROTOCOL_VERSION=1 /plugins/entire-agent-x {name} --flag < /dev/null"
         ),
-        replay: None,
+        reproduction: None,
         reproduce: None,
         printed: None,
         exit_code: Some(if findings.is_empty() { 0 } else { 1 }),
@@ -878,9 +878,9 @@ fn named(mut run: RunReport, name: &str) -> RunReport {
     run
 }
 
-fn together() -> agent_conform::outcome::together::Together {
-    use agent_conform::outcome::together::{Conflict, ConflictKind, Together};
-    Together {
+fn many_report() -> agent_conform::outcome::many::ManyReport {
+    use agent_conform::outcome::many::{Conflict, ConflictKind, ManyReport};
+    ManyReport {
         plugins: vec![
             named(passing_run(), "alpha"),
             named(failing_run(), "beta"),
@@ -898,7 +898,7 @@ fn together() -> agent_conform::outcome::together::Together {
 
 #[test]
 fn combined_junit_has_a_suite_per_plugin_and_the_conflicts() {
-    let run = together();
+    let run = many_report();
     for strict in [false, true] {
         let xml = junit::render_many(&run, strict).unwrap();
         let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
@@ -919,7 +919,7 @@ fn combined_junit_has_a_suite_per_plugin_and_the_conflicts() {
             .unwrap();
         assert!(attr_count(beta, "failures") > 0, "{xml}");
         if xmllint_available() {
-            assert_xsd_valid(&xml, "together");
+            assert_xsd_valid(&xml, "many");
         }
     }
 }
@@ -927,11 +927,11 @@ fn combined_junit_has_a_suite_per_plugin_and_the_conflicts() {
 #[test]
 fn combined_json_report_matches_the_schema() {
     let schemas = schemas();
-    let run = together();
+    let run = many_report();
     for strict in [false, true] {
         let text = agent_conform::report::json::render_many(&run, strict);
         let doc: Value = serde_json::from_str(&text).unwrap();
-        assert_valid(&schemas, &doc, "together");
+        assert_valid(&schemas, &doc, "many");
         assert_eq!(doc["plugins"].as_array().map(Vec::len), Some(3));
         assert_eq!(doc["conflicts"][0]["kind"], "session_dir");
         assert_eq!(doc["conflicts"][0]["plugins"], json!(["alpha", "gamma"]));
@@ -945,7 +945,7 @@ fn combined_json_report_matches_the_schema() {
 
 #[test]
 fn combined_github_output_names_each_plugin_and_the_conflicts() {
-    let run = together();
+    let run = many_report();
     let annotations = github::annotations_many(&run, false);
     assert!(annotations.contains("title=beta%3A core."), "{annotations}");
     assert!(

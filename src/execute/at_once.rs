@@ -62,7 +62,7 @@ pub(super) fn late_answer(
     let same = step.expect.same_answer_as.as_ref()?;
     let (code, stdout) = state.item_answers.get(&(same.step.clone(), n))?;
     let payload = inv.stdin.as_deref().map_or(&[][..], |b| b.as_slice());
-    crate::judge::late::compare(
+    crate::judge::same_answer::compare(
         payload,
         (*code, stdout),
         (outcome.exit_code(), &outcome.stdout),

@@ -5,14 +5,14 @@
 
 use super::*;
 use crate::host::callers::{HOOK_DISCOVERY_DEADLINE, HostCall, SHARED_DISCOVERY_BUDGET};
-use crate::host::range::{Condition, Scope};
+use crate::host::range::{ReleaseCondition, Scope};
 use crate::host::releases::Fact;
 
 impl Run<'_> {
     /// Where the case's `host_version:` holds within the judged range
     /// (none: everywhere, the case says nothing of releases).
     pub(super) fn scope(&self, case: &Case) -> Option<Scope> {
-        let condition = Condition::parse(case.host_version.as_deref()?).ok()?;
+        let condition = ReleaseCondition::parse(case.host_version.as_deref()?).ok()?;
         Some(self.options.hosts.scope(&condition))
     }
 

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
 use crate::host::invocation::WorkTree;
-use crate::judge::checks::{self, Finding, StepContext, Verdict};
+use crate::judge::checks::{self, Finding, Judged, StepContext};
 use crate::judge::discovery;
 use crate::judge::roundtrip;
 use crate::judge::userdata::UserData;
@@ -44,6 +44,7 @@ use crate::suite::template::{Bindings, Template, expand_json};
 mod actions;
 mod at_once;
 pub mod breaker;
+pub mod conflicts;
 mod fold;
 mod hosts;
 pub mod many;
@@ -55,7 +56,6 @@ mod schedule;
 mod session;
 mod start;
 mod step;
-pub mod together;
 mod transcripts;
 
 use hosts::{outside, within};

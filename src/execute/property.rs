@@ -35,7 +35,7 @@ impl Run<'_> {
         let verdict = match state.unit {
             None => roundtrip::run(inputs, self.schemas, &mut invoke),
             Some(unit) => {
-                let mut verdict = roundtrip::Verdict::default();
+                let mut verdict = roundtrip::RoundTripFindings::default();
                 let tally = roundtrip::run_input(
                     &inputs,
                     unit,
@@ -85,7 +85,7 @@ impl Run<'_> {
     pub(super) fn record(
         &self,
         case: &Case,
-        verdict: roundtrip::Verdict,
+        verdict: roundtrip::RoundTripFindings,
         state: &mut CaseState,
     ) -> Option<String> {
         for mut report in verdict.steps {

@@ -112,7 +112,7 @@ impl Run<'_> {
             merged.note = merged.note.or(part.report.note);
             kept.extend(part.report.sandbox);
         }
-        let mut verdict = roundtrip::Verdict::default();
+        let mut verdict = roundtrip::RoundTripFindings::default();
         let at = target.or(steps.len().checked_sub(1));
         if let (Some(trip), Some(at)) = (self.round_trip(case), at) {
             verdict.steps.push(steps[at].clone());

@@ -296,7 +296,7 @@ impl Run<'_> {
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
         let end = match verdict {
-            Verdict::Refused(refusal, findings) if !refusal.continue_with.is_empty() => {
+            Judged::Refused(refusal, findings) if !refusal.continue_with.is_empty() => {
                 report.findings = findings;
                 let bindings = self.bindings(sandbox, state, item.map(|(_, v)| v));
                 let (finding, captures) = continued(&refusal, &bindings);
@@ -304,11 +304,11 @@ impl Run<'_> {
                 state.captures.extend(captures);
                 StepEnd::Continue
             }
-            Verdict::Refused(refusal, findings) => {
+            Judged::Refused(refusal, findings) => {
                 report.findings = findings;
                 self.refusal(refusal)
             }
-            Verdict::Checked(findings, json) => {
+            Judged::Checked(findings, json) => {
                 report.findings = findings;
                 if inv.args.first().map(String::as_str) == Some("parse-hook")
                     && let Some(event) = json.as_ref()
@@ -484,7 +484,7 @@ pub(super) fn step_report(
         name,
         args: inv.args.clone(),
         command: repro::command_line(inv, stdin_file),
-        replay: Some(repro::Replay::of(inv, stdin_file)),
+        reproduction: Some(repro::Reproduction::of(inv, stdin_file)),
         reproduce: None,
         printed: repro::Printed::of(outcome),
         exit_code: outcome.exit_code(),

@@ -58,6 +58,7 @@ pub mod answers;
 pub mod builtin_dirs;
 pub mod callers;
 pub mod chunker;
+pub mod conflicts;
 pub mod crash;
 pub mod decoding;
 pub mod discovery;
@@ -73,6 +74,5 @@ pub mod releases;
 pub mod session;
 pub mod session_path;
 mod severity;
-pub mod together;
 
 pub use severity::Severity;

@@ -168,7 +168,7 @@ impl HostRange {
 
     /// Where a condition holds within the range: a fact's releases, or a
     /// case's own requirement.
-    pub fn scope(&self, condition: &Condition) -> Scope {
+    pub fn scope(&self, condition: &ReleaseCondition) -> Scope {
         let mut scope = Scope::default();
         for &release in &self.releases {
             match condition.on(release) {
@@ -178,8 +178,8 @@ impl HostRange {
             }
         }
         scope.fact = match condition {
-            Condition::Before(f) | Condition::From(f) => Some(*f),
-            Condition::Requirement(_) => None,
+            ReleaseCondition::Before(f) | ReleaseCondition::From(f) => Some(*f),
+            ReleaseCondition::Requirement(_) => None,
         };
         scope
     }
@@ -202,18 +202,18 @@ impl HostRange {
 
     /// Where the range's releases have a fact.
     pub fn from_fact(&self, fact: Fact) -> Scope {
-        self.scope(&Condition::From(fact))
+        self.scope(&ReleaseCondition::From(fact))
     }
 
     /// Where the range's releases lack a fact.
     pub fn before_fact(&self, fact: Fact) -> Scope {
-        self.scope(&Condition::Before(fact))
+        self.scope(&ReleaseCondition::Before(fact))
     }
 }
 
 /// Which releases a case is for (`host_version:`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Condition {
+pub enum ReleaseCondition {
     /// Releases matching a requirement.
     Requirement(String),
     /// Releases without a fact (`before <fact>`).
@@ -222,14 +222,20 @@ pub enum Condition {
     From(Fact),
 }
 
-impl Condition {
+impl ReleaseCondition {
     /// Reads `before <fact>`, `from <fact>` or a requirement; an error
     /// sentence otherwise.
-    pub fn parse(text: &str) -> Result<Condition, String> {
+    pub fn parse(text: &str) -> Result<ReleaseCondition, String> {
         let text = text.trim();
         for (word, make) in [
-            ("before ", Condition::Before as fn(Fact) -> Condition),
-            ("from ", Condition::From as fn(Fact) -> Condition),
+            (
+                "before ",
+                ReleaseCondition::Before as fn(Fact) -> ReleaseCondition,
+            ),
+            (
+                "from ",
+                ReleaseCondition::From as fn(Fact) -> ReleaseCondition,
+            ),
         ] {
             if let Some(id) = text.strip_prefix(word) {
                 return Fact::from_id(id.trim()).map(make).ok_or_else(|| {
@@ -243,16 +249,16 @@ impl Condition {
             }
         }
         Requirement::parse(text)?;
-        Ok(Condition::Requirement(text.to_string()))
+        Ok(ReleaseCondition::Requirement(text.to_string()))
     }
 
     fn on(&self, release: &Release) -> Option<bool> {
         match self {
-            Condition::Requirement(text) => {
+            ReleaseCondition::Requirement(text) => {
                 Some(Requirement::parse(text).is_ok_and(|r| r.matches(release)))
             }
-            Condition::Before(fact) => releases::has(release, *fact).map(|has| !has),
-            Condition::From(fact) => releases::has(release, *fact),
+            ReleaseCondition::Before(fact) => releases::has(release, *fact).map(|has| !has),
+            ReleaseCondition::From(fact) => releases::has(release, *fact),
         }
     }
 }
@@ -380,9 +386,9 @@ mod tests {
         let before = all.before_fact(Fact::CliVersionEnv);
         assert_eq!(before.prefix(), "on entire 0.5.0–0.5.6");
         assert_eq!(
-            Condition::parse("before cli-version-env"),
-            Ok(Condition::Before(Fact::CliVersionEnv))
+            ReleaseCondition::parse("before cli-version-env"),
+            Ok(ReleaseCondition::Before(Fact::CliVersionEnv))
         );
-        assert!(Condition::parse("before nothing").is_err());
+        assert!(ReleaseCondition::parse("before nothing").is_err());
     }
 }

@@ -26,7 +26,7 @@ pub use crate::outcome::finding::{Finding, unified_diff};
 
 /// The verdict on one step.
 #[derive(Debug)]
-pub enum Verdict {
+pub enum Judged {
     /// Checked; the findings (possibly none) and the decoded stdout JSON.
     Checked(Vec<Finding>, Option<Value>),
     /// The plugin refused cleanly and the step allows it; the findings of
@@ -35,18 +35,18 @@ pub enum Verdict {
 }
 
 /// Checks one outcome.
-pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
+pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
     let mut findings = Vec::new();
     every_call(ctx.timeout_secs, out, &mut findings);
     if findings.iter().any(|f| f.severity == Severity::Failure) {
-        return Verdict::Checked(findings, None);
+        return Judged::Checked(findings, None);
     }
     if let Some(crash) = crate::host::crash::crashed(&out.stderr, out.exit_code(), out.signal) {
         return super::crashes::weigh(ctx, out, &crash, findings);
     }
     if let Some(killed) = killed_from_outside(out) {
         findings.push(killed);
-        return Verdict::Checked(findings, None);
+        return Judged::Checked(findings, None);
     }
     if let Some(traced) = super::crashes::trace_at_success(out) {
         findings.push(traced);
@@ -56,15 +56,15 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         && let Some(variable) = &ctx.needs
     {
         let refusal = crate::judge::environment::refusal(variable, ctx.step.on_refusal.as_ref());
-        return Verdict::Refused(refusal, findings);
+        return Judged::Refused(refusal, findings);
     }
     if code != Some(0)
         && let Some(refusal) = &ctx.step.on_refusal
     {
-        return Verdict::Refused(refusal.clone(), findings);
+        return Judged::Refused(refusal.clone(), findings);
     }
     if code != Some(0) && ctx.refusable {
-        return Verdict::Refused(
+        return Judged::Refused(
             Refusal {
                 outcome: RefusalOutcome::Pass,
                 note: "the plugin refused the transcript".to_string(),
@@ -80,11 +80,11 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
             findings.push(Finding::failure(
                 "exited 0, but this input must be refused with a non-zero exit and a message on stderr",
             ));
-            return Verdict::Checked(findings, None);
+            return Judged::Checked(findings, None);
         }
         (ExitExpect::Success, _) if let Some(missing) = missing_subcommand(ctx, out) => {
             findings.push(missing);
-            return Verdict::Checked(findings, None);
+            return Judged::Checked(findings, None);
         }
         (ExitExpect::Success, _) => {
             let declared = ctx.capability.map_or(String::new(), |cap| {
@@ -97,18 +97,18 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
                 Finding::failure(format!("exited {}; expected 0{declared}", status_text(out)))
                     .diff("exit 0", format!("exit {}", status_text(out))),
             );
-            return Verdict::Checked(findings, None);
+            return Judged::Checked(findings, None);
         }
-        _ => return Verdict::Checked(findings, None),
+        _ => return Judged::Checked(findings, None),
     }
     if let Some(refused) = raw_unread(ctx, out) {
-        return Verdict::Refused(refused, findings);
+        return Judged::Refused(refused, findings);
     }
     if ctx.empty_is_unread
         && let Ok(json) = decode_host_json(&out.stdout)
         && all_zero(&json)
     {
-        return Verdict::Refused(
+        return Judged::Refused(
             Refusal {
                 outcome: RefusalOutcome::Pass,
                 note: format!(
@@ -122,7 +122,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Verdict {
         );
     }
     let json = check_stdout(ctx, out, &mut findings);
-    Verdict::Checked(findings, json)
+    Judged::Checked(findings, json)
 }
 
 /// An answer of raw bytes (`expect: stdout`) where a refusal is allowed

@@ -26,7 +26,7 @@ use crate::outcome::{Finding, Kind};
 use crate::running::runner::Outcome;
 use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
 
-use super::checks::{StepContext, Verdict, status_text};
+use super::checks::{Judged, StepContext, status_text};
 
 /// The verdict on a call that crashed.
 pub(super) fn weigh(
@@ -34,7 +34,7 @@ pub(super) fn weigh(
     out: &Outcome,
     crash: &Crash,
     mut findings: Vec<Finding>,
-) -> Verdict {
+) -> Judged {
     let written = ctx.step.on_refusal.as_ref();
     if written.is_some() || ctx.refusable {
         let (severity, message) = match written {
@@ -71,7 +71,7 @@ pub(super) fn weigh(
             with_samples: None,
             continue_with: written.map(|r| r.continue_with.clone()).unwrap_or_default(),
         };
-        return Verdict::Refused(refusal, findings);
+        return Judged::Refused(refusal, findings);
     }
     let finding = match ctx.step.expect.exit {
         ExitExpect::Success => {
@@ -95,7 +95,7 @@ pub(super) fn weigh(
         )),
     };
     findings.push(finding.kind(Kind::Crashed));
-    Verdict::Checked(findings, None)
+    Judged::Checked(findings, None)
 }
 
 /// A trace on stderr of a call that exited 0: the host reads stdout and

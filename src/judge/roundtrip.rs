@@ -62,7 +62,7 @@ pub type Invoke<'a> = dyn FnMut(Call) -> (Outcome, StepReport) + 'a;
 
 /// What a round trip found.
 #[derive(Default)]
-pub struct Verdict {
+pub struct RoundTripFindings {
     /// Every invocation, with its findings.
     pub steps: Vec<StepReport>,
     /// A note for the report (what went unverified).
@@ -119,8 +119,8 @@ impl Tally {
 }
 
 /// Runs the round trip over the inputs (samples carry their names as shapes).
-pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> Verdict {
-    let mut verdict = Verdict::default();
+pub fn run(what: Inputs<'_>, schemas: &Schemas, invoke: &mut Invoke<'_>) -> RoundTripFindings {
+    let mut verdict = RoundTripFindings::default();
     let mut tally = Tally::default();
     for index in 0..what.inputs.len() {
         if tally.failures >= MAX_FAILURES {
@@ -169,7 +169,7 @@ pub fn run_input(
 
 /// The rules that span inputs, on the tally of all of them: a plugin's own
 /// sample must not be refused; JSONL is refused as a whole or not at all.
-pub fn judge(what: &Inputs<'_>, tally: &Tally, verdict: &mut Verdict) {
+pub fn judge(what: &Inputs<'_>, tally: &Tally, verdict: &mut RoundTripFindings) {
     let corpus = what.corpus;
     if corpus == RoundTripCorpus::Samples
         && let (Some(first), Some(last)) = (tally.refused.first(), verdict.steps.last_mut())
@@ -209,7 +209,7 @@ fn sizes(corpus: RoundTripCorpus, input: &Input) -> Vec<usize> {
 }
 
 fn judge_refusals(
-    verdict: &mut Verdict,
+    verdict: &mut RoundTripFindings,
     corpus: RoundTripCorpus,
     accepted: usize,
     refused: &[String],
@@ -423,9 +423,14 @@ fn large_limit(input: usize) -> usize {
 /// streams in, so the harness holds the transcript and the chunk output, and
 /// nothing else of that size. Output over the host's 10 MiB limit is noted:
 /// the real host would fail such a call, which makes the rest informational.
-pub fn large(mib: usize, max_sizes: &[usize], seed: u64, invoke: &mut Invoke<'_>) -> Verdict {
+pub fn large(
+    mib: usize,
+    max_sizes: &[usize],
+    seed: u64,
+    invoke: &mut Invoke<'_>,
+) -> RoundTripFindings {
     let input: Bytes = Arc::new(crate::suite::generate::large_jsonl(mib << 20, seed));
-    let mut verdict = Verdict::default();
+    let mut verdict = RoundTripFindings::default();
     let mut notes = Vec::new();
     for &max in max_sizes {
         let what = format!("{mib} MiB JSONL, seed {seed}, --max-size {max}");

@@ -12,7 +12,7 @@ use crate::outcome::results::StepReport;
 pub fn release(steps: &mut [StepReport]) {
     for step in steps {
         step.printed = None;
-        step.replay = None;
+        step.reproduction = None;
     }
 }
 
@@ -26,10 +26,10 @@ pub fn keep(sandbox: &Path, case_id: &str, steps: &mut [StepReport]) {
         .iter()
         .enumerate()
         .filter_map(|(i, step)| {
-            step.replay.as_ref().map(|replay| Numbered {
+            step.reproduction.as_ref().map(|reproduction| Numbered {
                 number: i + 1,
                 name: &step.name,
-                replay,
+                reproduction,
             })
         })
         .collect();
@@ -42,7 +42,7 @@ pub fn keep(sandbox: &Path, case_id: &str, steps: &mut [StepReport]) {
     }
     save_printed(&sandbox.join(OUTPUT_DIR), steps);
     for (i, step) in steps.iter_mut().enumerate() {
-        if step.replay.is_some() {
+        if step.reproduction.is_some() {
             step.reproduce = Some(script_command(&path, i + 1));
         }
     }

@@ -3,8 +3,8 @@
 pub mod finding;
 pub mod kept;
 pub mod kind;
+pub mod many;
 pub mod repro;
 pub mod results;
-pub mod together;
 
 pub use finding::{Finding, Kind};

@@ -23,7 +23,7 @@ pub const SCRIPT: &str = "reproduce.sh";
 
 /// Everything needed to rerun one invocation by hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replay {
+pub struct Reproduction {
     /// The plugin (absolute path).
     pub program: PathBuf,
     /// The arguments after it.
@@ -44,10 +44,10 @@ pub struct Replay {
     pub confined: bool,
 }
 
-impl Replay {
-    /// The replay of `inv`, whose stdin is saved to `stdin_file` (if any).
-    pub fn of(inv: &Invocation, stdin_file: Option<&Path>) -> Replay {
-        Replay {
+impl Reproduction {
+    /// The reproduction of `inv`, whose stdin is saved to `stdin_file` (if any).
+    pub fn of(inv: &Invocation, stdin_file: Option<&Path>) -> Reproduction {
+        Reproduction {
             program: inv.program.clone(),
             args: inv.args.clone(),
             cwd: inv.cwd.clone(),
@@ -80,28 +80,28 @@ impl Replay {
 
 /// A POSIX shell command line reproducing `inv`.
 pub fn command_line(inv: &Invocation, stdin_file: Option<&Path>) -> String {
-    replay_line(&Replay::of(inv, stdin_file))
+    line_of(&Reproduction::of(inv, stdin_file))
 }
 
-/// A POSIX shell command line reproducing a [`Replay`]: `cd DIR && env -u
+/// A POSIX shell command line reproducing a [`Reproduction`]: `cd DIR && env -u
 /// REMOVED... NAME=VALUE... PLUGIN ARGS... < STDIN`.
-pub fn replay_line(replay: &Replay) -> String {
-    let mut line = format!("cd {} &&", quote(&replay.cwd.to_string_lossy()));
-    if !replay.env_remove.is_empty() {
+pub fn line_of(reproduction: &Reproduction) -> String {
+    let mut line = format!("cd {} &&", quote(&reproduction.cwd.to_string_lossy()));
+    if !reproduction.env_remove.is_empty() {
         line.push_str(" env");
-        for key in &replay.env_remove {
+        for key in &reproduction.env_remove {
             line.push_str(&format!(" -u {}", quote(key)));
         }
     }
-    if let Some(dir) = &replay.path_first {
+    if let Some(dir) = &reproduction.path_first {
         line.push_str(&format!(" PATH={}", path_first(dir)));
     }
-    for (key, value) in &replay.env {
+    for (key, value) in &reproduction.env {
         line.push_str(&format!(" {key}={}", quote(&value.to_string_lossy())));
     }
     line.push(' ');
-    line.push_str(&replay.invocation());
-    line.push_str(&format!(" < {}", replay.stdin()));
+    line.push_str(&reproduction.invocation());
+    line.push_str(&format!(" < {}", reproduction.stdin()));
     line
 }
 
@@ -145,7 +145,7 @@ pub struct Numbered<'a> {
     /// The step's name.
     pub name: &'a str,
     /// How to rerun it.
-    pub replay: &'a Replay,
+    pub reproduction: &'a Reproduction,
 }
 
 /// `sh <script> N`, quoted for a POSIX shell.
@@ -204,15 +204,15 @@ pub fn script(case_id: &str, steps: &[Numbered]) -> String {
 
 /// The script's opening comment: what it does, and how the run differed.
 fn header(out: &mut String, case_id: &str, steps: &[Numbered]) {
-    let confined = steps.iter().any(|s| s.replay.confined);
+    let confined = steps.iter().any(|s| s.reproduction.confined);
     let deadline = steps
         .iter()
-        .map(|s| s.replay.timeout)
+        .map(|s| s.reproduction.timeout)
         .max()
         .unwrap_or_default();
     let mut removed: Vec<&str> = steps
         .iter()
-        .flat_map(|s| s.replay.env_remove.iter().map(String::as_str))
+        .flat_map(|s| s.reproduction.env_remove.iter().map(String::as_str))
         .collect();
     removed.sort_unstable();
     removed.dedup();
@@ -266,28 +266,28 @@ fn header(out: &mut String, case_id: &str, steps: &[Numbered]) {
 
 /// `N  name: args`, on one line.
 fn listing(step: &Numbered) -> String {
-    let args = step.replay.args.join(" ");
+    let args = step.reproduction.args.join(" ");
     comment_text(&format!("{:<2} {}: {args}", step.number, step.name))
 }
 
 /// The `case` branch of one invocation.
 fn branch(out: &mut String, step: &Numbered) {
-    let replay = step.replay;
+    let reproduction = step.reproduction;
     let _ = writeln!(out, "{})", step.number);
     let _ = writeln!(
         out,
         "  cd {} || exit 125",
-        quote(&replay.cwd.to_string_lossy())
+        quote(&reproduction.cwd.to_string_lossy())
     );
-    if let Some(dir) = &replay.path_first {
+    if let Some(dir) = &reproduction.path_first {
         let _ = writeln!(out, "  export PATH={}", path_first(dir));
     }
-    for (key, value) in &replay.env {
+    for (key, value) in &reproduction.env {
         let _ = writeln!(out, "  export {key}={}", quote(&value.to_string_lossy()));
     }
-    let _ = writeln!(out, "  stdin={}", replay.stdin());
-    let _ = writeln!(out, "  line={}", quote(&replay_line(replay)));
-    let _ = writeln!(out, "  set -- {}", replay.invocation());
+    let _ = writeln!(out, "  stdin={}", reproduction.stdin());
+    let _ = writeln!(out, "  line={}", quote(&line_of(reproduction)));
+    let _ = writeln!(out, "  set -- {}", reproduction.invocation());
     out.push_str("  ;;\n");
 }
 

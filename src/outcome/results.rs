@@ -55,7 +55,7 @@ pub struct StepReport {
     /// What [`command`](Self::command) says, as data, for the sandbox's
     /// `reproduce.sh`, until its case ends (none for harness actions).
     #[serde(skip)]
-    pub replay: Option<crate::outcome::repro::Replay>,
+    pub reproduction: Option<crate::outcome::repro::Reproduction>,
     /// `sh <sandbox>/reproduce.sh N`, when the sandbox was kept.
     pub reproduce: Option<String>,
     /// What the invocation printed, until its case ends (see
@@ -89,7 +89,7 @@ impl StepReport {
             name: name.to_string(),
             args: Vec::new(),
             command: String::new(),
-            replay: None,
+            reproduction: None,
             reproduce: None,
             printed: None,
             exit_code: None,

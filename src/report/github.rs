@@ -11,8 +11,8 @@
 
 use std::fmt::Write as _;
 
+use crate::outcome::many::{ManyReport, plugin_name};
 use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport};
-use crate::outcome::together::{Together, plugin_name};
 
 use super::junit::{declared, expected_actual, one_line};
 
@@ -126,7 +126,7 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
 /// The workflow commands of a run over several plugins: each plugin's (see
 /// [`annotations`]), titled `<plugin>: <case id>`, then an `::error` per
 /// conflict between them, titled `conflict: <a>, <b>`.
-pub fn annotations_many(run: &Together, strict: bool) -> String {
+pub fn annotations_many(run: &ManyReport, strict: bool) -> String {
     let mut out = String::new();
     for plugin in &run.plugins {
         out.push_str(&annotate(
@@ -151,7 +151,7 @@ pub fn annotations_many(run: &Together, strict: bool) -> String {
 /// table with a row per plugin (its verdict, failed / warnings / notes, a
 /// column per capability), the conflicts, then each plugin's failures (and,
 /// unless `strict`, warnings) under its name.
-pub fn summary_many(run: &Together, strict: bool) -> String {
+pub fn summary_many(run: &ManyReport, strict: bool) -> String {
     let mut out = String::new();
     let failed = run.failed(strict);
     let _ = writeln!(

@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
+use crate::outcome::many::ManyReport;
 use crate::outcome::results::RunReport;
-use crate::outcome::together::Together;
 
 /// The version of the report's shape.
 pub const REPORT_VERSION: u32 = 1;
@@ -46,7 +46,7 @@ fn ms(d: std::time::Duration) -> f64 {
 
 /// Renders a run over several plugins as one JSON document:
 /// `{"report_version", "plugins": [<each plugin's report>], "conflicts"}`.
-pub fn render_many(run: &Together, strict: bool) -> String {
+pub fn render_many(run: &ManyReport, strict: bool) -> String {
     let plugins: Vec<Value> = run.plugins.iter().map(|p| document(p, strict)).collect();
     let doc = json!({
         "report_version": REPORT_VERSION,

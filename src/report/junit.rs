@@ -36,8 +36,8 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::outcome::Finding;
+use crate::outcome::many::{Conflict, ManyReport, plugin_name};
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
-use crate::outcome::together::{Conflict, Together, plugin_name};
 
 /// The `name` of the report's root `<testsuites>` element.
 pub const REPORT_NAME: &str = "agent-conform";
@@ -83,7 +83,7 @@ pub fn render(run: &RunReport, strict: bool) -> Result<String, String> {
 
 /// Renders a run over several plugins: a test suite per plugin, then the
 /// conflicts between them (see the module's documentation).
-pub fn render_many(run: &Together, strict: bool) -> Result<String, String> {
+pub fn render_many(run: &ManyReport, strict: bool) -> Result<String, String> {
     let mut report = Report::new(REPORT_NAME);
     report.set_time(run.plugins.iter().map(|p| p.wall).max().unwrap_or_default());
     for plugin in &run.plugins {
@@ -136,7 +136,7 @@ fn plugin_suite(run: &RunReport, strict: bool) -> TestSuite {
 fn conflicts_suite(conflicts: &[Conflict]) -> TestSuite {
     let mut suite = TestSuite::new("conflicts");
     if conflicts.is_empty() {
-        let mut test = TestCase::new("installed-together", TestCaseStatus::success());
+        let mut test = TestCase::new("conflicts", TestCaseStatus::success());
         test.set_classname("conflicts");
         suite.add_test_case(test);
     }

@@ -2,8 +2,8 @@
 //! failed / warnings / notes, and a cell per capability: pass, fail, warn or
 //! skipped), shared by the human report and the GitHub summary.
 
+use crate::outcome::many::{ManyReport, plugin_name};
 use crate::outcome::results::{CaseOutcome, Counts, RunReport};
-use crate::outcome::together::{Together, plugin_name};
 
 /// One capability of one plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub struct Matrix {
 }
 
 /// The matrix of a run over several plugins.
-pub fn of(run: &Together, strict: bool) -> Matrix {
+pub fn of(run: &ManyReport, strict: bool) -> Matrix {
     let groups = run
         .plugins
         .first()

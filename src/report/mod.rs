@@ -5,10 +5,10 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod many;
 pub mod matrix;
 pub mod progress;
 mod text;
-pub mod together;
 
 use std::fmt::Write as _;
 

@@ -12,7 +12,7 @@
 //! whether the current repository does ([`settings`]).
 //!
 //! Between the registered plugins it checks what breaks when they are
-//! installed together ([`crate::execute::together`]): the same type, equal
+//! installed together ([`crate::execute::conflicts`]): the same type, equal
 //! or nested session directories, and hooks that one's uninstall removes of
 //! the other; every call in a sandbox, none in the user's repository.
 
@@ -27,7 +27,7 @@ use crate::host::discovery::{self, SETTINGS_FILE};
 use crate::host::invocation::PROTOCOL_VERSION;
 use crate::host::range::HostRange;
 use crate::host::releases::Fact;
-use crate::outcome::together::Conflict;
+use crate::outcome::many::Conflict;
 use crate::running::runner::{self, Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 
@@ -463,11 +463,11 @@ fn conflicts_text(out: &mut String, conflicts: &[Conflict]) {
 }
 
 /// The members of the conflict checks: the plugins the host registers.
-pub fn members(found: &[Found]) -> Vec<crate::execute::together::Member> {
+pub fn members(found: &[Found]) -> Vec<crate::execute::conflicts::Member> {
     found
         .iter()
         .filter(|f| f.registered)
-        .map(|f| crate::execute::together::Member {
+        .map(|f| crate::execute::conflicts::Member {
             name: f.name.clone(),
             path: f.path.clone(),
             info: f.info.clone(),

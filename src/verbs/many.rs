@@ -1,12 +1,12 @@
 //! `agent-conform A B ...`: several plugins in one run. Their cases share
 //! the jobs ([`crate::execute::many`]); then the conflicts between them when
-//! installed together ([`crate::execute::together`]); then one report of
+//! installed many ([`crate::execute::conflicts`]); then one report of
 //! each kind: human (each plugin's findings, the matrix, the conflicts) or
 //! one JSON document on stdout, one JUnit file, one GitHub summary. The exit
 //! code is the worst.
 
 use super::*;
-use crate::outcome::together::Together;
+use crate::outcome::many::ManyReport;
 
 /// Runs the plugins and prints their reports; the exit code is 1 when any
 /// plugin's run fails or any conflict does.
@@ -25,21 +25,21 @@ pub(super) fn run(
     }
     crate::running::interrupt::hold_if_interrupted();
     reports.iter().for_each(super::run::remember);
-    let members = execute::together::members(&reports);
-    let settings = execute::together::Settings {
+    let members = execute::conflicts::members(&reports);
+    let settings = execute::conflicts::Settings {
         timeout: options.timeout,
         sandbox_base: options.sandbox_base.clone(),
         confine: options.confine,
         max_write: options.max_write,
     };
-    let conflicts = execute::together::check(&members, &settings);
+    let conflicts = execute::conflicts::check(&members, &settings);
     crate::running::interrupt::hold_if_interrupted();
-    let together = Together {
+    let many = ManyReport {
         plugins: reports,
         conflicts,
     };
     if let Some(path) = &args.junit {
-        let xml = crate::report::junit::render_many(&together, args.strict).map_err(|err| {
+        let xml = crate::report::junit::render_many(&many, args.strict).map_err(|err| {
             UsageError::new(
                 format!("cannot render the JUnit report: {err}"),
                 "please report this",
@@ -47,12 +47,12 @@ pub(super) fn run(
         })?;
         write_file(path, &xml)?;
     }
-    github(&together, args.strict, args.format == Format::Json);
+    github(&many, args.strict, args.format == Format::Json);
     match args.format {
-        Format::Human => print_stdout(&run::human(args).render_many(&together)),
-        Format::Json => print_stdout(&crate::report::json::render_many(&together, args.strict)),
+        Format::Human => print_stdout(&run::human(args).render_many(&many)),
+        Format::Json => print_stdout(&crate::report::json::render_many(&many, args.strict)),
     }
-    Ok(ExitCode::from(u8::from(together.failed(args.strict))))
+    Ok(ExitCode::from(u8::from(many.failed(args.strict))))
 }
 
 fn write_file(path: &Path, xml: &str) -> Result<(), UsageError> {
@@ -66,18 +66,18 @@ fn write_file(path: &Path, xml: &str) -> Result<(), UsageError> {
 
 /// Under GitHub Actions: the annotations of every plugin and conflict, and
 /// one summary for the whole run (see [`run::github`] for one plugin).
-fn github(together: &Together, strict: bool, json_on_stdout: bool) {
+fn github(many: &ManyReport, strict: bool, json_on_stdout: bool) {
     if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
         return;
     }
-    let annotations = crate::report::github::annotations_many(together, strict);
+    let annotations = crate::report::github::annotations_many(many, strict);
     if json_on_stdout {
         eprint!("{annotations}");
     } else {
         print_stdout(&annotations);
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-        let summary = crate::report::github::summary_many(together, strict);
+        let summary = crate::report::github::summary_many(many, strict);
         run::append_summary(Path::new(&path), &summary);
     }
 }

@@ -475,14 +475,14 @@ fn discover(
     crate::running::interrupt::hold_if_interrupted();
     // The conflicts between the registered plugins: every call in a
     // sandbox of its own, never in the user's repository.
-    let settings = execute::together::Settings {
+    let settings = execute::conflicts::Settings {
         timeout: options.timeout,
         sandbox_base: options.sandbox_base.clone(),
         confine: crate::running::confine::probe().is_ok(),
         max_write: crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20,
     };
     let members = crate::verbs::discover::members(&found);
-    let conflicts = execute::together::check(&members, &settings);
+    let conflicts = execute::conflicts::check(&members, &settings);
     crate::running::interrupt::hold_if_interrupted();
     let cwd = std::env::current_dir().unwrap_or_default();
     let settings = crate::verbs::discover::settings(&cwd);

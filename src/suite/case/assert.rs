@@ -26,7 +26,7 @@ pub struct JsonAssert {
     pub check: Check,
     /// Only check when this other value of the same document matches.
     #[serde(default)]
-    pub when: Option<Condition>,
+    pub when: Option<Precondition>,
     /// Overrides the case's severity for this assertion.
     #[serde(default)]
     pub severity: Option<Severity>,
@@ -144,7 +144,7 @@ impl JsonType {
 /// A precondition of an assertion.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Condition {
+pub struct Precondition {
     /// JSON pointer in the same document.
     pub pointer: String,
     /// The value it must have for the assertion to apply.

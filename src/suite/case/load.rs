@@ -13,7 +13,7 @@ use serde_saphyr::Spanned;
 use super::recording::SessionSection;
 use super::validate::validate;
 use super::{
-    Case, Check, Condition, JsonAssert, Origin, Recording, Sample, Severity, Source, normalize,
+    Case, Check, JsonAssert, Origin, Precondition, Recording, Sample, Severity, Source, normalize,
 };
 use crate::embedded;
 use crate::suite::fixtures::Fixtures;
@@ -355,7 +355,7 @@ fn hold_own_events_to_the_host(case: &mut Case) {
         step.expect.json.push(JsonAssert {
             pointer: "/session_ref".to_string(),
             check: Check::FileExists,
-            when: Some(Condition {
+            when: Some(Precondition {
                 pointer: "/type".to_string(),
                 equals: serde_json::json!(3),
             }),

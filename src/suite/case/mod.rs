@@ -31,7 +31,7 @@ use serde_saphyr::Spanned;
 pub use crate::host::Severity;
 pub use crate::host::invocation::WorkTree;
 pub use crate::suite::fixtures::Fixtures;
-pub use assert::{Check, Condition, JsonAssert, JsonType};
+pub use assert::{Check, JsonAssert, JsonType, Precondition};
 pub use load::{Allow, LoadError, Suite, load};
 pub use recording::{RecordedHook, Recording};
 pub use validate::check_env;
@@ -117,7 +117,7 @@ pub struct Case {
     /// Plays what the host does over a whole agent session instead of
     /// steps (the `session.*` cases; see [`crate::host::session`]).
     #[serde(default)]
-    pub replay: Option<Replay>,
+    pub replay: Option<ReplayKind>,
     /// The git work trees the case runs in (`work_trees: [plain, linked,
     /// submodule]`): the loader makes one case of each, ids suffixed with
     /// [`WorkTree::id_suffix`]. Empty: the plain repository only.
@@ -166,7 +166,7 @@ fn generic_transcript() -> String {
 /// What a replay case plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Replay {
+pub enum ReplayKind {
     /// An agent session hook by hook (the plugin's recorded one, or a
     /// generic one), then `entire resume` and `entire rewind` of two
     /// sessions, each call as the host makes it, handing over only what the

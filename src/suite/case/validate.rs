@@ -96,7 +96,7 @@ pub(super) fn validate(
         check_corpus(*corpus, names, fixtures).map_err(|reason| fail(case.origin.line, reason))?;
     }
     if let Some(text) = &case.host_version {
-        crate::host::range::Condition::parse(text)
+        crate::host::range::ReleaseCondition::parse(text)
             .map_err(|reason| fail(case.origin.line, format!("host_version: {reason}")))?;
     }
     if case.origin.embedded {

@@ -1,4 +1,4 @@
-//! Hooks of two plugins installed together (see [`crate::host::together`]):
+//! Hooks of two plugins installed together (see [`crate::host::conflicts`]):
 //! whether uninstalling one took the other's entries with it.
 //!
 //! A file's entries are its JSON leaves, each with its path (array indexes

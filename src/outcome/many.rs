@@ -1,5 +1,5 @@
 //! The outcome of a run over several plugins: each plugin's own report, and
-//! the conflicts between them (see [`crate::host::together`]), as data for
+//! the conflicts between them (see [`crate::host::conflicts`]), as data for
 //! the reporters.
 
 use serde::Serialize;
@@ -45,14 +45,14 @@ pub struct Conflict {
 
 /// A run over several plugins.
 #[derive(Debug, Clone)]
-pub struct Together {
+pub struct ManyReport {
     /// Each plugin's report, in the order given.
     pub plugins: Vec<RunReport>,
     /// The conflicts between them.
     pub conflicts: Vec<Conflict>,
 }
 
-impl Together {
+impl ManyReport {
     /// True when the run fails: a plugin's run fails, or a conflict does.
     pub fn failed(&self, strict: bool) -> bool {
         self.plugins.iter().any(|p| p.failed(strict))

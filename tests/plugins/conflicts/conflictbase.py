@@ -1,4 +1,4 @@
-"""togetherbase: what the "installed together" test plugins share.
+"""conflictbase: what the "installed together" test plugins share.
 
 Three plugins that each pass the suite alone but break each other when
 installed together (docs/host.md "Plugins in the wild": "A shared staging

@@ -1,4 +1,4 @@
-//! Plugins installed together (tests/plugins/together): three plugins that
+//! Plugins installed together (tests/plugins/conflicts): three plugins that
 //! each pass alone and break each other on one machine. stagea and stageb
 //! share the template's session directory `<repo>/.entire/tmp`; stageb and
 //! sweeper report one type; sweeper's uninstall removes stagea's hooks from
@@ -13,12 +13,12 @@ use std::process::Command;
 use agent_conform::suite::schema::Schemas;
 use serde_json::Value;
 
-fn together(name: &str) -> PathBuf {
-    common::plugin("together").join(format!("entire-agent-{name}"))
+fn member(name: &str) -> PathBuf {
+    common::plugin("conflicts").join(format!("entire-agent-{name}"))
 }
 
 fn three() -> Vec<PathBuf> {
-    ["stagea", "stageb", "sweeper"].map(together).to_vec()
+    ["stagea", "stageb", "sweeper"].map(member).to_vec()
 }
 
 fn conflicts(report: &Value) -> Vec<(String, String, String)> {
@@ -51,7 +51,7 @@ fn message(report: &Value, kind: &str) -> String {
 #[test]
 fn three_plugins_that_pass_alone_conflict_when_installed_together() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let junit = dir.path().join("together.xml");
+    let junit = dir.path().join("many.xml");
     let junit_arg = junit.to_str().expect("utf-8 path");
     let run = common::run_json_many(&three(), &["--strict", "--junit", junit_arg], &[]);
     let report = &run.report;
@@ -127,7 +127,7 @@ fn three_plugins_that_pass_alone_conflict_when_installed_together() {
 #[test]
 fn plugins_without_conflicts_pass_together() {
     let plugins = [
-        together("stagea"),
+        member("stagea"),
         common::plugin("wild/entire-agent-renamedcount"),
     ];
     let run = common::run_json_many(&plugins, &["--only", "core.info.*"], &[]);
@@ -174,7 +174,7 @@ fn the_human_report_shows_the_matrix_and_the_conflicts() {
 fn discover_reports_the_same_conflicts_from_path() {
     let path = format!(
         "{}:{}",
-        common::plugin("together").display(),
+        common::plugin("conflicts").display(),
         common::fast_python_path()
     );
     let out = common::harness()
@@ -195,7 +195,7 @@ fn discover_reports_the_same_conflicts_from_path() {
 #[test]
 fn the_same_agent_twice_is_a_usage_error() {
     let out = common::harness()
-        .args([together("stagea"), together("stagea")])
+        .args([member("stagea"), member("stagea")])
         .output()
         .expect("agent-conform runs");
     assert_eq!(out.status.code(), Some(2));

@@ -8,13 +8,13 @@ use std::fmt::Write as _;
 
 use owo_colors::OwoColorize;
 
-use crate::outcome::together::{Together, plugin_name};
+use crate::outcome::many::{ManyReport, plugin_name};
 use crate::report::human::Human;
 use crate::report::matrix::{self, Cell};
 
 impl Human {
     /// The whole report over several plugins.
-    pub fn render_many(&self, run: &Together) -> String {
+    pub fn render_many(&self, run: &ManyReport) -> String {
         let mut out = String::new();
         for plugin in &run.plugins {
             let title = format!("=== {} ===", plugin_name(plugin));
@@ -49,7 +49,7 @@ impl Human {
         }
     }
 
-    fn matrix(&self, out: &mut String, run: &Together) {
+    fn matrix(&self, out: &mut String, run: &ManyReport) {
         let m = matrix::of(run, self.strict);
         let mut header = vec![
             "plugin".to_string(),
@@ -109,7 +109,7 @@ impl Human {
         }
     }
 
-    fn conflicts(&self, out: &mut String, run: &Together) {
+    fn conflicts(&self, out: &mut String, run: &ManyReport) {
         let _ = writeln!(
             out,
             "\n{}",

@@ -1,5 +1,5 @@
 //! The conflicts between plugins installed together (the rules are
-//! [`crate::host::together`]): one `info.type`, equal or nested session
+//! [`crate::host::conflicts`]): one `info.type`, equal or nested session
 //! directories, and hook files where uninstalling one plugin removes the
 //! other's hooks. Run after the plugins' own suites, and by `discover`;
 //! every call is made in a sandbox, never in the user's repository.
@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::host::together::{self as rules, SEVERITY};
-use crate::judge::together::{self as hooks, Files};
-use crate::outcome::together::{Conflict, ConflictKind};
+use crate::host::conflicts::{self as rules, SEVERITY};
+use crate::judge::conflicts::{self as hooks, Files};
+use crate::outcome::many::{Conflict, ConflictKind};
 use crate::running::runner::{self, Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 
@@ -97,7 +97,7 @@ fn same_types(members: &[&Member]) -> Vec<Conflict> {
 }
 
 fn session_dirs(members: &[&Member], settings: &Settings) -> Vec<Conflict> {
-    let Some(sandbox) = make_sandbox("together-sessions", settings) else {
+    let Some(sandbox) = make_sandbox("conflicts-sessions", settings) else {
         return Vec::new();
     };
     let repo = sandbox.repo().to_string_lossy().into_owned();
@@ -183,7 +183,7 @@ fn shared_hooks(members: &[&Member], settings: &Settings) -> Vec<Conflict> {
 
 /// The files a plugin's install-hooks writes, installed alone.
 fn written_alone(m: &Member, settings: &Settings) -> Vec<String> {
-    let Some(sandbox) = make_sandbox("together-hooks", settings) else {
+    let Some(sandbox) = make_sandbox("conflicts-hooks", settings) else {
         return Vec::new();
     };
     let before = hooks::files(&sandbox);
@@ -197,7 +197,7 @@ fn written_alone(m: &Member, settings: &Settings) -> Vec<String> {
 /// hooks that took with it (empty when nothing, or when a call failed: the
 /// plugins' own suites report that).
 fn uninstall_one(a: &Member, b: &Member, settings: &Settings) -> Vec<String> {
-    let Some(sandbox) = make_sandbox("together-hooks", settings) else {
+    let Some(sandbox) = make_sandbox("conflicts-hooks", settings) else {
         return Vec::new();
     };
     let run = |m: &Member, sub: &str| call(m, &sandbox, words(&[sub]), settings);
@@ -276,7 +276,7 @@ pub fn members(reports: &[crate::outcome::results::RunReport]) -> Vec<Member> {
     reports
         .iter()
         .map(|r| Member {
-            name: crate::outcome::together::plugin_name(r),
+            name: crate::outcome::many::plugin_name(r),
             path: r.plugin.clone(),
             info: r.info.clone(),
         })
