@@ -11,9 +11,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use agent_conform::running::confine::Confinement;
-use agent_conform::running::runner::{self, Invocation};
-use agent_conform::running::sandbox::{self, Sandbox};
+use agent_conform::api::confine::Confinement;
+use agent_conform::api::runner::{self, Invocation};
+use agent_conform::api::sandbox::{self, Sandbox};
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -1,7 +1,7 @@
-//! The `agent-conform` binary: see [`agent_conform::verbs`].
+//! The `agent-conform` binary: see [`agent_conform::main`].
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    agent_conform::verbs::main(std::env::args_os())
+    agent_conform::main(std::env::args_os())
 }

@@ -9,9 +9,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use agent_conform::outcome::Kind;
-use agent_conform::suite::case::{CAPABILITIES, Check};
-use agent_conform::suite::schema::Schemas;
+use agent_conform::api::Kind;
+use agent_conform::api::case::{CAPABILITIES, Check};
+use agent_conform::api::schema::Schemas;
 use assert_cmd::prelude::*;
 use serde_json::Value;
 
@@ -89,21 +89,21 @@ fn every_case_file_of_the_repository_validates() {
 
 #[test]
 fn the_scaffold_of_init_validates() {
-    let info = agent_conform::verbs::init::Info {
+    let info = agent_conform::api::init::Info {
         name: "Sample".into(),
         protected_dirs: vec![".sample".into()],
         hook_names: vec!["stop".into(), "session-start".into()],
         capabilities: CAPABILITIES.iter().map(|c| c.to_string()).collect(),
         env: vec!["SAMPLE_HOME".into()],
     };
-    let request = agent_conform::verbs::init::Request {
+    let request = agent_conform::api::init::Request {
         plugin: PathBuf::from("/bin/entire-agent-sample"),
         plugin_shown: "./entire-agent-sample".into(),
         dir: PathBuf::from("conformance"),
         github_workflow: false,
         force: false,
     };
-    let files = agent_conform::verbs::init::scaffold(&info, &request);
+    let files = agent_conform::api::init::scaffold(&info, &request);
     let case_file = files
         .iter()
         .find(|f| f.path.extension().is_some_and(|e| e == "yaml"))
@@ -122,7 +122,7 @@ fn the_scaffold_of_init_validates() {
         .expect("the schema is written beside the case file");
     assert_eq!(
         Some(schema.text.as_str()),
-        agent_conform::suite::schema::source(NAME)
+        agent_conform::api::schema::source(NAME)
     );
 }
 
@@ -131,7 +131,7 @@ fn the_scaffold_of_init_validates() {
 #[test]
 fn the_schema_lists_the_checks_codes_and_capabilities_of_the_code() {
     let schema: Value =
-        serde_json::from_str(agent_conform::suite::schema::source(NAME).expect("embedded"))
+        serde_json::from_str(agent_conform::api::schema::source(NAME).expect("embedded"))
             .expect("JSON");
     let defs = &schema["$defs"];
     let one_of: Vec<&str> = defs["json_assert"]["oneOf"]

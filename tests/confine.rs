@@ -116,7 +116,7 @@ fn shown(path: &Path) -> String {
 
 #[test]
 fn writes_outside_the_sandbox_are_blocked_and_reported_by_path() {
-    if let Err(reason) = agent_conform::running::confine::probe() {
+    if let Err(reason) = agent_conform::api::confine::probe() {
         eprintln!("SKIPPED: confinement is unavailable on this machine: {reason}");
         return;
     }

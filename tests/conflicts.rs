@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use agent_conform::suite::schema::Schemas;
+use agent_conform::api::schema::Schemas;
 use serde_json::Value;
 
 fn member(name: &str) -> PathBuf {

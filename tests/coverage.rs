@@ -3,15 +3,15 @@
 
 mod common;
 
-use agent_conform::suite::coverage;
-use agent_conform::suite::schema::Schemas;
+use agent_conform::api::coverage;
+use agent_conform::api::schema::Schemas;
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 
 #[test]
 fn every_spec_item_is_covered_by_a_case() {
     let schemas = Schemas::compile().expect("schemas compile");
-    let suite = agent_conform::suite::case::load(&[], &schemas).expect("suite loads");
+    let suite = agent_conform::api::case::load(&[], &schemas).expect("suite loads");
     let items = coverage::items().expect("items load");
     coverage::check_covers(&suite.cases, &items).expect("covers name items");
     let holes: Vec<String> = coverage::table(&suite.cases, &items)

@@ -3,7 +3,7 @@
 //! hook (`parse-hook`, `parse-hook-full`), what only the guide asks
 //! (`parse-hook-guide`), and what decodes at all (`parse-hook-decode`).
 
-use agent_conform::suite::schema::Schemas;
+use agent_conform::api::schema::Schemas;
 use serde_json::{Value, json};
 
 fn accepts(schemas: &Schemas, name: &str, event: &Value) -> bool {

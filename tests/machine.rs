@@ -40,7 +40,7 @@ fn run_folders(base: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_plugin_that_writes_a_gibibyte_is_stopped_at_the_limit_and_reported() {
-    let base = tempfile::tempdir_in(agent_conform::running::sandbox::default_base()).expect("dir");
+    let base = tempfile::tempdir_in(agent_conform::api::sandbox::default_base()).expect("dir");
     let dir = base.path().to_str().expect("utf-8");
     let plugin = common::plugin("broken/entire-agent-writes-big");
     let only = ["--sandbox-dir", dir, "--only", "core.detect.schema"];
@@ -134,7 +134,7 @@ fn a_process_detached_without_the_marker_is_still_found_killed_and_reported() {
 
 #[test]
 fn after_fifty_failing_runs_only_the_newest_five_keep_their_sandboxes() {
-    let base = tempfile::tempdir_in(agent_conform::running::sandbox::default_base()).expect("dir");
+    let base = tempfile::tempdir_in(agent_conform::api::sandbox::default_base()).expect("dir");
     let dir = base.path().to_str().expect("utf-8");
     let plugin = common::reference();
     let fault = [(

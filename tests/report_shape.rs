@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use agent_conform::outcome::results::{RunReport, StepReport};
-use agent_conform::report::human::{Human, Verbosity};
+use agent_conform::api::{Human, Verbosity};
+use agent_conform::api::{RunReport, StepReport};
 
 /// The reproduce lines of a human report: what follows `reproduce: `.
 fn reproduce_lines(text: &str) -> Vec<String> {
@@ -131,10 +131,10 @@ fn one_fault_plugin(dir: &Path, fault: &str) -> PathBuf {
 
 /// Runs the gate and the cases whose ids start with `only`, in process.
 fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
-    let schemas = agent_conform::suite::schema::Schemas::compile().expect("the schemas compile");
-    let mut suite = agent_conform::suite::case::load(&[], &schemas).expect("the suite loads");
+    let schemas = agent_conform::api::schema::Schemas::compile().expect("the schemas compile");
+    let mut suite = agent_conform::api::case::load(&[], &schemas).expect("the suite loads");
     suite.cases.retain(|c| c.gate || c.id.starts_with(only));
-    let options = agent_conform::execute::Options {
+    let options = agent_conform::api::Options {
         timeout: Duration::from_secs(30),
         info_timeout: Duration::from_secs(10),
         keep_temp: false,
@@ -146,12 +146,12 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         confine: false,
         max_write: 256 << 20,
     };
-    agent_conform::execute::run(
+    agent_conform::api::run(
         plugin,
         &suite,
         &schemas,
         &options,
-        &agent_conform::report::progress::Silent,
+        &agent_conform::api::Silent,
     )
 }
 

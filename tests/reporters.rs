@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use agent_conform::outcome::Finding;
-use agent_conform::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
-use agent_conform::report::{github, junit};
-use agent_conform::suite::case::Severity;
-use agent_conform::suite::schema::Schemas;
+use agent_conform::api::Finding;
+use agent_conform::api::case::Severity;
+use agent_conform::api::schema::Schemas;
+use agent_conform::api::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
+use agent_conform::api::{github, junit};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------
@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 fn finding(severity: Severity, message: &str, expected: &str, actual: &str) -> Finding {
     Finding {
         severity,
-        kind: agent_conform::outcome::Kind::Check,
+        kind: agent_conform::api::Kind::Check,
         hard: false,
         message: message.to_string(),
         expected: Some(expected.to_string()),
@@ -87,7 +87,7 @@ fn info(hooks: bool) -> Value {
 fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
     RunReport {
         plugin: PathBuf::from("/plugins/entire-agent-x"),
-        hosts: agent_conform::outcome::results::Hosts {
+        hosts: agent_conform::api::Hosts {
             requirement: ">=0.5.0".into(),
             releases: "0.5.0–0.12.x".into(),
         },
@@ -641,7 +641,7 @@ fn hand_made_json_reports_match_the_schema() {
         ("warning", warning_run()),
     ] {
         for strict in [false, true] {
-            let text = agent_conform::report::json::render(&run, strict);
+            let text = agent_conform::api::json::render(&run, strict);
             let doc: Value = serde_json::from_str(&text).unwrap();
             assert_valid(&schemas, &doc, what);
         }
@@ -652,7 +652,7 @@ fn hand_made_json_reports_match_the_schema() {
 fn the_schema_rejects_what_the_report_never_holds() {
     let schemas = schemas();
     let run = mixed_run();
-    let good = agent_conform::report::json::document(&run, false);
+    let good = agent_conform::api::json::document(&run, false);
     let mut unknown = good.clone();
     unknown["cases"][0]["surprise"] = json!(1);
     assert!(!schemas.violations("report", &unknown).is_empty());
@@ -737,13 +737,13 @@ fn assert_xsd_valid(xml: &str, what: &str) {
 /// harness; they are removed here, by the paths the report gives.
 fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
     let schemas = schemas();
-    let mut suite = agent_conform::suite::case::load(&[], &schemas).expect("the suite loads");
+    let mut suite = agent_conform::api::case::load(&[], &schemas).expect("the suite loads");
     if !only.is_empty() {
         suite
             .cases
             .retain(|c| c.gate || only.iter().any(|p| c.id.starts_with(p)));
     }
-    let options = agent_conform::execute::Options {
+    let options = agent_conform::api::Options {
         timeout: Duration::from_secs(30),
         info_timeout: Duration::from_secs(10),
         keep_temp: false,
@@ -755,12 +755,12 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         confine: false,
         max_write: 256 << 20,
     };
-    let run = agent_conform::execute::run(
+    let run = agent_conform::api::run(
         plugin,
         &suite,
         &schemas,
         &options,
-        &agent_conform::report::progress::Silent,
+        &agent_conform::api::Silent,
     );
     for dir in run.cases.iter().filter_map(|c| c.sandbox.as_ref()) {
         let ours = dir
@@ -776,9 +776,9 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
 /// The human report's closing counts, as (passed, failed, warnings, skipped,
 /// not run).
 fn human_counts(run: &RunReport, strict: bool) -> Counts {
-    let human = agent_conform::report::human::Human {
+    let human = agent_conform::api::Human {
         color: false,
-        verbosity: agent_conform::report::human::Verbosity::Quiet,
+        verbosity: agent_conform::api::Verbosity::Quiet,
         strict,
     };
     let text = human.render(run);
@@ -878,8 +878,8 @@ fn named(mut run: RunReport, name: &str) -> RunReport {
     run
 }
 
-fn many_report() -> agent_conform::outcome::many::ManyReport {
-    use agent_conform::outcome::many::{Conflict, ConflictKind, ManyReport};
+fn many_report() -> agent_conform::api::ManyReport {
+    use agent_conform::api::{Conflict, ConflictKind, ManyReport};
     ManyReport {
         plugins: vec![
             named(passing_run(), "alpha"),
@@ -929,7 +929,7 @@ fn combined_json_report_matches_the_schema() {
     let schemas = schemas();
     let run = many_report();
     for strict in [false, true] {
-        let text = agent_conform::report::json::render_many(&run, strict);
+        let text = agent_conform::api::json::render_many(&run, strict);
         let doc: Value = serde_json::from_str(&text).unwrap();
         assert_valid(&schemas, &doc, "many");
         assert_eq!(doc["plugins"].as_array().map(Vec::len), Some(3));
@@ -938,7 +938,7 @@ fn combined_json_report_matches_the_schema() {
     }
     // One plugin's document is not the combined form, nor the reverse.
     let mut broken: Value =
-        serde_json::from_str(&agent_conform::report::json::render_many(&run, false)).unwrap();
+        serde_json::from_str(&agent_conform::api::json::render_many(&run, false)).unwrap();
     broken["plugins"][0]["unknown"] = json!(1);
     assert!(!schemas.violations("report", &broken).is_empty());
 }

@@ -3,15 +3,15 @@
 
 mod common;
 
-use agent_conform::suite::case;
-use agent_conform::suite::schema::Schemas;
+use agent_conform::api::case;
+use agent_conform::api::schema::Schemas;
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 
 #[test]
 fn every_schema_compiles() {
     let schemas = Schemas::compile().expect("schemas compile");
-    let docs = agent_conform::suite::schema::documents().expect("schemas parse");
+    let docs = agent_conform::api::schema::documents().expect("schemas parse");
     assert_eq!(schemas.names().count(), docs.len());
     assert!(schemas.contains("info") && schemas.contains("event"));
 }
@@ -68,7 +68,7 @@ fn base64_must_be_standard_and_padded() {
 
 #[test]
 fn trailing_garbage_is_refused() {
-    use agent_conform::host::decoding::decode_host_json;
+    use agent_conform::api::decode_host_json;
     assert!(decode_host_json(b"{\"a\":1}\n").is_ok());
     assert!(
         decode_host_json(b"{\"a\":1} x")

@@ -21,7 +21,7 @@ impl Run<'_> {
     /// failure) and half of it (a warning: the deadline is shared with every
     /// plugin probed at once), on the judged releases that have it.
     pub(super) fn info_time(&self, sandbox: &Sandbox) -> Vec<Finding> {
-        let scope = self.options.hosts.from_fact(Fact::HookDiscoveryDeadline);
+        let scope = self.options.hosts.with_fact(Fact::HookDiscoveryDeadline);
         if !scope.any() {
             return Vec::new();
         }

@@ -10,7 +10,7 @@
 //! `Run` defined here.
 //!
 //! Several plugins in one run: [`many`] schedules their cases on one pool of
-//! workers, each plugin with its own `Run`; [`together`] checks what they
+//! workers, each plugin with its own `Run`; [`conflicts`] checks what they
 //! break for each other when installed together.
 
 use std::collections::BTreeMap;

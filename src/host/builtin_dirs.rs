@@ -15,39 +15,30 @@ pub struct BuiltInDir {
     /// root, `{key}` the repository path made one directory name
     /// ([`repo_key`]).
     pub template: &'static str,
-    /// Where the fact comes from.
-    pub source: &'static str,
     /// Built in only on older hosts (Kiro): what it costs is a warning.
     pub older_hosts_only: bool,
 }
-
-/// The section every entry cites.
-const SOURCE: &str = "docs/host.md, \"The session directory claims what is not the plugin's\"";
 
 /// The built-in agents whose session directories are known.
 pub const BUILT_IN_DIRS: &[BuiltInDir] = &[
     BuiltInDir {
         agent: "claude-code",
         template: "{home}/.claude/projects/{key}",
-        source: SOURCE,
         older_hosts_only: false,
     },
     BuiltInDir {
         agent: "cursor",
         template: "{home}/.cursor/projects/{key}/agent-transcripts",
-        source: SOURCE,
         older_hosts_only: false,
     },
     BuiltInDir {
         agent: "opencode",
         template: "{repo}/.entire/opencode/sessions",
-        source: SOURCE,
         older_hosts_only: false,
     },
     BuiltInDir {
         agent: "kiro",
         template: "{repo}/.entire/tmp",
-        source: SOURCE,
         older_hosts_only: true,
     },
 ];

@@ -39,7 +39,7 @@
 //!   host makes over a session, in order");
 //! - [`identity`]: what `info` declares that the host reads (its type, the
 //!   capability keys, `caller_env_vars`) ("The host of September 2026");
-//! - [`ownership`] and [`together`]: which agent owns a transcript path,
+//! - [`ownership`] and [`conflicts`]: which agent owns a transcript path,
 //!   and which plugins break each other when installed together ("Plugins
 //!   in the wild", "The host finds an agent by its `type` too");
 //! - [`session_path`] and [`ids`]: the newest hosts' checks of session file

@@ -201,12 +201,12 @@ impl HostRange {
     }
 
     /// Where the range's releases have a fact.
-    pub fn from_fact(&self, fact: Fact) -> Scope {
+    pub fn with_fact(&self, fact: Fact) -> Scope {
         self.scope(&ReleaseCondition::From(fact))
     }
 
     /// Where the range's releases lack a fact.
-    pub fn before_fact(&self, fact: Fact) -> Scope {
+    pub fn without_fact(&self, fact: Fact) -> Scope {
         self.scope(&ReleaseCondition::Before(fact))
     }
 }
@@ -383,7 +383,7 @@ mod tests {
                 .starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x (the release")
         );
         assert!(!HostRange::parse(">=0.12").unwrap().built_in(gemini).any());
-        let before = all.before_fact(Fact::CliVersionEnv);
+        let before = all.without_fact(Fact::CliVersionEnv);
         assert_eq!(before.prefix(), "on entire 0.5.0–0.5.6");
         assert_eq!(
             ReleaseCondition::parse("before cli-version-env"),

@@ -19,10 +19,10 @@ use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
 use crate::suite::template::Template;
 
 use super::assertions::check_assert;
-pub use super::context::{Resolve, StepContext};
-pub use super::values::{compare_bytes, pretty, select};
+pub use super::context::StepContext;
+pub use super::values::{compare_bytes, pretty};
 
-pub use crate::outcome::finding::{Finding, unified_diff};
+pub use crate::outcome::finding::Finding;
 
 /// The verdict on one step.
 #[derive(Debug)]

@@ -20,7 +20,7 @@ pub fn event_ids(event: &Value, hosts: &HostRange) -> Vec<Finding> {
     let mut findings = Vec::new();
     let session_id = text("session_id");
     if let Some(why) = ids::newest_only(session_id) {
-        let scope = hosts.from_fact(Fact::StrictSessionIds);
+        let scope = hosts.with_fact(Fact::StrictSessionIds);
         if scope.any() {
             let finding = Finding::failure(format!(
                 "{}: session_id {session_id:?} {why}, which these hosts refuse: {} (the June \
@@ -36,7 +36,7 @@ pub fn event_ids(event: &Value, hosts: &HostRange) -> Vec<Finding> {
         if !ids::device_tool_id(id) {
             continue;
         }
-        let scope = hosts.from_fact(Fact::DeviceToolIds);
+        let scope = hosts.with_fact(Fact::DeviceToolIds);
         if scope.any() {
             let finding = Finding::warning(format!(
                 "{}: {key} {id:?} names a Windows device, which one September variant of the \

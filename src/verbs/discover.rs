@@ -144,7 +144,7 @@ fn searched_path(path_var: &std::ffi::OsStr, options: &Options) -> std::ffi::OsS
     let Some(dir) = &options.managed_dir else {
         return path_var.to_owned();
     };
-    if !options.hosts.from_fact(Fact::ManagedPluginDir).any() {
+    if !options.hosts.with_fact(Fact::ManagedPluginDir).any() {
         return path_var.to_owned();
     }
     let dirs = std::iter::once(dir.clone()).chain(std::env::split_paths(path_var));
@@ -165,7 +165,7 @@ fn caveats(found: &mut Found, options: &Options) {
             ));
         }
     }
-    let managed = options.hosts.from_fact(Fact::ManagedPluginDir);
+    let managed = options.hosts.with_fact(Fact::ManagedPluginDir);
     let in_managed = options
         .managed_dir
         .as_ref()

@@ -140,7 +140,7 @@ enum Command {
     /// Scaffold a plugin repository's own cases (DIR, default `conformance`)
     /// from the plugin's `info`.
     Init {
-        /// The plugin binary (entire-agent-<name>).
+        /// The plugin binary (`entire-agent-<name>`).
         plugin: PathBuf,
         /// The directory to write the case file and samples/ into.
         #[arg(default_value = "conformance")]
@@ -157,7 +157,7 @@ enum Command {
     /// the transcript, the plugin's event) as a case file that replays it.
     #[command(after_help = RECORD_HELP)]
     Record {
-        /// The plugin binary (entire-agent-<name>) whose hooks the agent calls.
+        /// The plugin binary (`entire-agent-<name>`) whose hooks the agent calls.
         plugin: PathBuf,
         /// The directory to write the case file and samples/recorded/ into.
         #[arg(long, value_name = "DIR", default_value = "conformance")]

@@ -149,7 +149,7 @@ pub fn run_json_many(plugins: &[PathBuf], args: &[&str], env: &[(&str, &str)]) -
     // failing cases on purpose.
     let sandboxes = tempfile::Builder::new()
         .prefix("agent-conform-test-")
-        .tempdir_in(agent_conform::running::sandbox::default_base())
+        .tempdir_in(agent_conform::api::sandbox::default_base())
         .expect("a sandbox directory");
     if !args.contains(&"--sandbox-dir") {
         cmd.arg("--sandbox-dir").arg(sandboxes.path());

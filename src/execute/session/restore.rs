@@ -181,7 +181,7 @@ impl Play<'_, '_> {
             .run
             .options
             .hosts
-            .from_fact(crate::host::releases::Fact::SessionDirBeforeWrite);
+            .with_fact(crate::host::releases::Fact::SessionDirBeforeWrite);
         if !scope.any() || !Path::new(file).is_absolute() {
             return true;
         }
