@@ -204,11 +204,6 @@ impl HostRange {
     pub fn with_fact(&self, fact: Fact) -> Scope {
         self.scope(&ReleaseCondition::From(fact))
     }
-
-    /// Where the range's releases lack a fact.
-    pub fn without_fact(&self, fact: Fact) -> Scope {
-        self.scope(&ReleaseCondition::Before(fact))
-    }
 }
 
 /// Which releases a case is for (`host_version:`).
@@ -383,7 +378,7 @@ mod tests {
                 .starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x (the release")
         );
         assert!(!HostRange::parse(">=0.12").unwrap().built_in(gemini).any());
-        let before = all.without_fact(Fact::CliVersionEnv);
+        let before = all.scope(&ReleaseCondition::Before(Fact::CliVersionEnv));
         assert_eq!(before.prefix(), "on entire 0.5.0–0.5.6");
         assert_eq!(
             ReleaseCondition::parse("before cli-version-env"),

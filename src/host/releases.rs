@@ -343,11 +343,6 @@ impl Fact {
             .unwrap_or(&TABLE[0])
     }
 
-    /// Its name in case files.
-    pub fn id(self) -> &'static str {
-        self.row().id
-    }
-
     /// The fact a case file names.
     pub fn from_id(id: &str) -> Option<Fact> {
         TABLE.iter().find(|row| row.id == id).map(|row| row.fact)

@@ -21,7 +21,7 @@ use crate::running::runner::{Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 use crate::verbs::usage::UsageError;
 
-pub use super::init_text::{Info, Request, event_type};
+pub use super::init_text::{Info, Request};
 use super::init_text::{SCHEMA_FILE, case_file, samples_readme, slug, workflow};
 
 /// One file of the scaffold: where, and its text.
@@ -193,7 +193,7 @@ fn write_all(files: &[File], force: bool) -> Result<(), UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verbs::init_text::{cases, comment_out};
+    use crate::verbs::init_text::{cases, comment_out, event_type};
 
     #[test]
     fn the_guide_mapping_names_every_event_type_once_per_agent_column() {

@@ -106,16 +106,6 @@ pub enum JsonType {
 }
 
 impl JsonType {
-    /// Every type, as `type:` takes them.
-    pub const ALL: &[JsonType] = &[
-        JsonType::Null,
-        JsonType::Boolean,
-        JsonType::Number,
-        JsonType::String,
-        JsonType::Array,
-        JsonType::Object,
-    ];
-
     /// The type of a value.
     pub fn of(value: &Value) -> JsonType {
         match value {

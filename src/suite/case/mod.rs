@@ -32,8 +32,8 @@ pub use crate::host::Severity;
 pub use crate::host::invocation::WorkTree;
 pub use crate::suite::fixtures::Fixtures;
 pub use assert::{Check, JsonAssert, JsonType, Precondition};
-pub use load::{Allow, LoadError, Suite, load};
-pub use recording::{RecordedHook, Recording};
+pub use load::{LoadError, Suite, load};
+pub use recording::Recording;
 pub use validate::check_env;
 
 /// Capabilities that have subcommands of their own, as named in `info`.
