@@ -44,6 +44,7 @@ use crate::suite::template::{Bindings, Template, expand_json};
 mod actions;
 mod at_once;
 pub mod breaker;
+pub mod discover;
 mod fold;
 mod hosts;
 pub mod many;
