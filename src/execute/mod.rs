@@ -45,6 +45,7 @@ mod actions;
 mod at_once;
 pub mod breaker;
 pub mod conflicts;
+pub mod discover;
 mod fold;
 mod hosts;
 pub mod many;

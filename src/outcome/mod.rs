@@ -1,5 +1,6 @@
 //! The run's outcome as data, and how to reproduce each invocation.
 
+pub mod discover;
 pub mod finding;
 pub mod kept;
 pub mod kind;

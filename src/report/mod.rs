@@ -1,6 +1,7 @@
 //! The reporters: each renders a [`RunReport`](crate::outcome::results::RunReport)
 //! for one audience.
 
+pub mod discover;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -13,7 +13,7 @@
 
 mod catalog;
 mod clean;
-pub mod discover;
+mod discover;
 pub mod init;
 mod init_env;
 mod init_text;
@@ -357,7 +357,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
             format,
             host_version,
             managed_dir,
-        }) => discover(timeout, format, host_version.as_deref(), managed_dir),
+        }) => discover::discover(timeout, format, host_version.as_deref(), managed_dir),
         Some(Command::Clean { sandbox_dir }) => clean::clean(sandbox_dir),
         Some(Command::Init {
             plugin,
@@ -452,49 +452,6 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         return Err(format!("{text} s is out of range: use 0.1 to 3600"));
     }
     Ok(Duration::from_millis((secs * 1000.0).round() as u64))
-}
-
-/// `discover`: every entire-agent-* on PATH and the host's verdict.
-fn discover(
-    timeout: Option<Duration>,
-    format: Format,
-    host_version: Option<&str>,
-    managed_dir: Option<PathBuf>,
-) -> Result<ExitCode, UsageError> {
-    let path_var = std::env::var_os("PATH").unwrap_or_default();
-    let hosts = run::host_range(host_version)?;
-    // Every plugin found is run (`info`): Ctrl-C must not leave one running.
-    crate::running::interrupt::install();
-    let options = crate::verbs::discover::Options {
-        timeout: timeout.unwrap_or(crate::host::invocation::INFO_TIMEOUT),
-        sandbox_base: crate::running::sandbox::default_base(),
-        hosts,
-        managed_dir,
-    };
-    let found = crate::verbs::discover::discover(&path_var, &options);
-    crate::running::interrupt::hold_if_interrupted();
-    // The conflicts between the registered plugins: every call in a
-    // sandbox of its own, never in the user's repository.
-    let settings = execute::conflicts::Settings {
-        timeout: options.timeout,
-        sandbox_base: options.sandbox_base.clone(),
-        confine: crate::running::confine::probe().is_ok(),
-        max_write: crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20,
-    };
-    let members = crate::verbs::discover::members(&found);
-    let conflicts = execute::conflicts::check(&members, &settings);
-    crate::running::interrupt::hold_if_interrupted();
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let settings = crate::verbs::discover::settings(&cwd);
-    match format {
-        Format::Human => print_stdout(&crate::verbs::discover::render_text(
-            &found, &conflicts, &path_var, &settings,
-        )),
-        Format::Json => print_stdout(&crate::verbs::discover::render_json(
-            &found, &conflicts, &settings,
-        )),
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn use_color(choice: ColorChoice) -> bool {
