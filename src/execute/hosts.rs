@@ -3,10 +3,15 @@
 //! calls the host makes outside a hook's usual one, and the `info` timing
 //! inside hooks. The releases themselves are [`crate::host::range`]'s.
 
-use super::*;
+use crate::execute::Run;
 use crate::host::callers::{HOOK_DISCOVERY_DEADLINE, HostCall, SHARED_DISCOVERY_BUDGET};
 use crate::host::range::{Condition, Scope};
 use crate::host::releases::Fact;
+use crate::judge::checks::Finding;
+use crate::outcome::results::StepReport;
+use crate::running::runner::{self, Invocation};
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, Severity};
 
 impl Run<'_> {
     /// Where the case's `host_version:` holds within the judged range

@@ -23,23 +23,20 @@ use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
 use crate::host::invocation::WorkTree;
-use crate::judge::checks::{self, Finding, StepContext, Verdict};
-use crate::judge::discovery;
+use crate::judge::checks::Finding;
 use crate::judge::roundtrip;
 use crate::judge::userdata::UserData;
+use crate::outcome::kept;
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
-use crate::outcome::{kept, repro};
 use crate::report::progress::Progress;
 use crate::running::depot::Depot;
 use crate::running::runner::{self, Invocation, Termination};
-use crate::running::sandbox::{self, Sandbox};
+use crate::running::sandbox::Sandbox;
 use crate::suite::case::{
-    Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample,
-    Severity, Source, Suite,
+    Case, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source, Suite,
 };
-use crate::suite::generate::{self, Corpus, Input};
+use crate::suite::generate::Input;
 use crate::suite::schema::Schemas;
-use crate::suite::template::{Bindings, Template, expand_json};
 
 mod actions;
 mod at_once;
@@ -60,7 +57,7 @@ mod transcripts;
 
 use hosts::{outside, within};
 use start::run_report;
-use step::{action_report, step_report};
+use step::action_report;
 
 /// How to run.
 #[derive(Debug, Clone)]

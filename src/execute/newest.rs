@@ -3,9 +3,14 @@
 //! `info.type` over the run and under the hook environment, and the work
 //! tree left as it was by the calls that only read.
 
-use super::*;
+use crate::execute::Run;
 use crate::host::identity;
+use crate::judge::checks::Finding;
+use crate::judge::discovery;
 use crate::judge::readonly;
+use crate::running::runner;
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::Case;
 
 impl Run<'_> {
     /// The releases judged for a case: the run's, narrowed to those its

@@ -14,8 +14,15 @@
 //! nothing of its agent's real payloads, and a verdict
 //! read from the answers of other cases would change with `--only`.
 
-use super::*;
+use serde_json::Value;
+
+use crate::execute::Run;
+use crate::host::invocation::WorkTree;
 use crate::host::reach::{self, Reach, Subject};
+use crate::judge::userdata::UserData;
+use crate::outcome::results::StepReport;
+use crate::running::runner;
+use crate::suite::case::{Case, Source};
 
 impl Run<'_> {
     /// The reach facts of this plugin, from `info` and the probe.

@@ -4,9 +4,24 @@
 //! The harness's own actions (user data, the files the agent resumes
 //! from, the calls the `entire` stand-in received) are in `actions`.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::execute::at_once::late_answer;
+use crate::execute::hosts::{as_called, called_as};
+use crate::execute::{CaseState, Run, StepEnd, defer_stdin, downgrade, reach};
 use crate::host::positions;
-use crate::running::runner::Outcome;
+use crate::judge::checks::{self, Finding, StepContext, Verdict};
+use crate::outcome::repro;
+use crate::outcome::results::StepReport;
+use crate::running::runner::{self, Invocation, Outcome, Termination};
+use crate::running::sandbox::{self, Sandbox};
+use crate::suite::case::{Case, RefusalOutcome, Severity, Source};
+use crate::suite::template::{Bindings, Template, expand_json};
 
 impl Run<'_> {
     /// An invocation of the plugin in the sandbox, with the host's limits.
@@ -336,14 +351,14 @@ impl Run<'_> {
         if let Some((n, _)) = item {
             report
                 .findings
-                .extend(super::at_once::late_answer(step, n, &inv, &outcome, state));
+                .extend(late_answer(step, n, &inv, &outcome, state));
             let answer = (outcome.exit_code(), outcome.stdout.clone());
             state.item_answers.insert((base.clone(), n), answer);
         }
         reach::soften_provoked(case, &mut report);
         downgrade(case, &mut report);
         if let Some(call) = step.host_call {
-            super::hosts::as_called(call, &mut report.findings);
+            as_called(call, &mut report.findings);
         }
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
@@ -430,7 +445,7 @@ impl Run<'_> {
         inv.stdin = stdin;
         inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
         if let Some(call) = step.host_call {
-            super::hosts::called_as(call, sandbox, &mut inv);
+            called_as(call, sandbox, &mut inv);
         }
         Ok((inv, stdin_file))
     }

@@ -2,8 +2,13 @@
 //! the generic transcript, then one per sample of the plugin's own, and what
 //! a refusal of the generic one means.
 
-use super::*;
+use crate::execute::fold::unverified_message;
+use crate::execute::{CaseState, Pass, Run, StepEnd, conclude, refusal_finding};
+use crate::judge::checks::Finding;
 use crate::outcome::Kind;
+use crate::outcome::results::CaseOutcome;
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, EachTranscript, Severity};
 
 impl Run<'_> {
     /// Runs the steps once per transcript: the generic one, then each of the
@@ -85,7 +90,7 @@ impl Run<'_> {
     /// host never sends it: with samples, only a note on the case; without,
     /// the capability is unverified, a finding of kind
     /// [`Kind::Unverified`] that the run says once per capability, as a
-    /// warning ([`super::fold::unverified_once`]).
+    /// warning ([`crate::execute::fold::unverified_once`]).
     pub(super) fn generic_refused(
         &self,
         case: &Case,
@@ -150,7 +155,7 @@ impl Run<'_> {
             };
             (
                 Kind::Unverified,
-                super::fold::unverified_message(
+                unverified_message(
                     &format!(
                         "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
                         each.generic

@@ -20,9 +20,20 @@
 //! analysis from the turn's offset, `restore` resume and rewind, `reads`
 //! where the agent keeps its transcript and whether resume restores there.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::execute::step::{action_report, step_report};
+use crate::execute::{CaseState, Run, conclude, defer_stdin};
 use crate::host::answers;
-use crate::host::session::{self as host, EventType, Restore};
+use crate::judge::checks::{self, Finding};
+use crate::outcome::results::CaseOutcome;
+use crate::running::runner;
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, Severity};
 
 mod agent;
 mod analysis;
