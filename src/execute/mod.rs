@@ -230,7 +230,7 @@ impl Run<'_> {
         if let Some(reason) = self.breaker.stopped() {
             return stopped(CaseOutcome::NotRun(reason));
         }
-        let scope = self.scope(case);
+        let scope = hosts::case_scope(&self.options.hosts, case);
         if let Some(reason) = scope.as_ref().and_then(|s| outside(case, s)) {
             return stopped(CaseOutcome::Skipped(reason));
         }
@@ -251,7 +251,7 @@ impl Run<'_> {
             state.reports.push(report);
             outcome = worst(&state.reports);
         }
-        self.weigh_by_reach(case, &mut state.reports);
+        reach::weigh_by_reach(self.reach, case, &mut state.reports);
         if outcome == CaseOutcome::Failed {
             outcome = worst(&state.reports);
         }
