@@ -4,8 +4,20 @@
 //! `entire` stand-in received. Split from `step.rs`, which runs the
 //! plugin's steps.
 
-use super::*;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::execute::step::action_report;
+use crate::execute::{CaseState, Run, StepEnd, downgrade};
+use crate::judge::checks::{self, Finding};
+use crate::judge::discovery;
 use crate::judge::hookfire;
+use crate::running::runner::{self, Invocation};
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Action, Case, Severity, Source};
+use crate::suite::template::Template;
 
 impl Run<'_> {
     /// Runs a harness action and records its findings as a step.

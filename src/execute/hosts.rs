@@ -3,19 +3,17 @@
 //! calls the host makes outside a hook's usual one, and the `info` timing
 //! inside hooks. The releases themselves are [`crate::host::range`]'s.
 
-use super::*;
+use crate::execute::Run;
 use crate::host::callers::{HOOK_DISCOVERY_DEADLINE, HostCall, SHARED_DISCOVERY_BUDGET};
-use crate::host::range::{ReleaseCondition, Scope};
+use crate::host::range::{HostRange, ReleaseCondition, Scope};
 use crate::host::releases::Fact;
+use crate::judge::checks::Finding;
+use crate::outcome::results::StepReport;
+use crate::running::runner::{self, Invocation};
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, Severity};
 
 impl Run<'_> {
-    /// Where the case's `host_version:` holds within the judged range
-    /// (none: everywhere, the case says nothing of releases).
-    pub(super) fn scope(&self, case: &Case) -> Option<Scope> {
-        let condition = ReleaseCondition::parse(case.host_version.as_deref()?).ok()?;
-        Some(self.options.hosts.scope(&condition))
-    }
-
     /// `check_info_time`: the gate's `info` and one more fresh process, the
     /// faster of the two against the hooks' 5 s discovery deadline (a
     /// failure) and half of it (a warning: the deadline is shared with every
@@ -62,6 +60,25 @@ impl Run<'_> {
         }
         Vec::new()
     }
+}
+
+/// Where the case's `host_version:` holds within the judged range `hosts`
+/// (none: everywhere, the case says nothing of releases). A function of
+/// the range and the case alone: the releases are [`crate::host::range`]'s,
+/// the case's condition is suite data, so the meeting of the two is here.
+pub(super) fn case_scope(hosts: &HostRange, case: &Case) -> Option<Scope> {
+    let condition = ReleaseCondition::parse(case.host_version.as_deref()?).ok()?;
+    Some(hosts.scope(&condition))
+}
+
+/// The releases judged for a case: `hosts`, narrowed to those its
+/// `host_version:` holds on (or may hold on).
+pub(super) fn case_hosts(hosts: &HostRange, case: &Case) -> HostRange {
+    let mut narrowed = hosts.clone();
+    if let Some(scope) = case_scope(hosts, case) {
+        narrowed.releases = scope.on.iter().chain(&scope.unsure).copied().collect();
+    }
+    narrowed
 }
 
 /// Why a case is not run for the judged range: its `host_version:` holds on
@@ -131,5 +148,71 @@ pub(super) fn called_as(call: HostCall, sandbox: &Sandbox, inv: &mut Invocation)
     inv.env.extend(call.environment(&sandbox.repo()));
     if call.outside_repository() {
         inv.cwd = sandbox.home();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failing case of one step, for the releases `host_version` names,
+    /// weighing `elsewhere` on the others.
+    fn case(host_version: Option<&str>, elsewhere: Option<&str>) -> Case {
+        let mut yaml = "id: c\ntitle: t\n".to_string();
+        if let Some(v) = host_version {
+            yaml.push_str(&format!("host_version: {v}\n"));
+        }
+        if let Some(e) = elsewhere {
+            yaml.push_str(&format!("elsewhere: {e}\n"));
+        }
+        serde_saphyr::from_str(&yaml).expect("a valid case")
+    }
+
+    fn judged(case: &Case) -> (Option<Scope>, Vec<Finding>) {
+        let findings = vec![Finding::failure("broken"), Finding::hard("timed out")];
+        let mut reports = vec![StepReport::without_invocation("step 1", "action", findings)];
+        let scope = case_scope(&HostRange::default(), case);
+        if let Some(scope) = &scope {
+            within(case, scope, &mut reports);
+        }
+        (scope, reports.remove(0).findings)
+    }
+
+    #[test]
+    fn a_case_without_releases_is_judged_on_the_whole_range() {
+        let plain = case(None, None);
+        assert!(case_scope(&HostRange::default(), &plain).is_none());
+        let hosts = case_hosts(&HostRange::default(), &plain);
+        assert_eq!(hosts.releases, HostRange::default().releases);
+        let (_, findings) = judged(&plain);
+        assert_eq!(findings[0].severity, Severity::Failure);
+        assert_eq!(findings[0].message, "broken");
+    }
+
+    #[test]
+    fn on_its_releases_a_finding_keeps_the_case_severity_and_names_them() {
+        let (scope, findings) = judged(&case(Some("from external-plugins"), None));
+        assert!(scope.is_some_and(|s| s.any()));
+        assert_eq!(findings[0].severity, Severity::Failure);
+        assert!(findings[0].message.starts_with("on entire "));
+        assert_eq!(findings[1].message, "timed out");
+    }
+
+    #[test]
+    fn off_its_releases_a_finding_weighs_elsewhere_or_a_note() {
+        let none = case(Some("before external-plugins"), None);
+        let scope = case_scope(&HostRange::default(), &none).expect("a scope");
+        assert!(outside(&none, &scope).is_some());
+        assert!(case_hosts(&HostRange::default(), &none).releases.is_empty());
+        let (_, noted) = judged(&none);
+        assert_eq!(noted[0].severity, Severity::Note);
+        let warned = case(Some("before external-plugins"), Some("warning"));
+        let scope = case_scope(&HostRange::default(), &warned).expect("a scope");
+        assert!(outside(&warned, &scope).is_none());
+        let (_, findings) = judged(&warned);
+        assert_eq!(findings[0].severity, Severity::Warning);
+        assert!(findings[0].message.starts_with("on entire "));
+        assert_eq!(findings[1].severity, Severity::Failure);
+        assert_eq!(findings[1].message, "timed out");
     }
 }

@@ -23,23 +23,20 @@ use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
 use crate::host::invocation::WorkTree;
-use crate::judge::checks::{self, Finding, Judged, StepContext};
-use crate::judge::discovery;
+use crate::judge::checks::Finding;
 use crate::judge::roundtrip;
 use crate::judge::userdata::UserData;
+use crate::outcome::kept;
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
-use crate::outcome::{kept, repro};
 use crate::report::progress::Progress;
 use crate::running::depot::Depot;
 use crate::running::runner::{self, Invocation, Termination};
-use crate::running::sandbox::{self, Sandbox};
+use crate::running::sandbox::Sandbox;
 use crate::suite::case::{
-    Action, Case, EachTranscript, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample,
-    Severity, Source, Suite,
+    Case, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source, Suite,
 };
-use crate::suite::generate::{self, Corpus, Input};
+use crate::suite::generate::Input;
 use crate::suite::schema::Schemas;
-use crate::suite::template::{Bindings, Template, expand_json};
 
 mod actions;
 mod at_once;
@@ -61,7 +58,7 @@ mod transcripts;
 
 use hosts::{outside, within};
 use start::run_report;
-use step::{action_report, step_report};
+use step::action_report;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -234,7 +231,7 @@ impl Run<'_> {
         if let Some(reason) = self.breaker.stopped() {
             return stopped(CaseOutcome::NotRun(reason));
         }
-        let scope = self.scope(case);
+        let scope = hosts::case_scope(&self.options.hosts, case);
         if let Some(reason) = scope.as_ref().and_then(|s| outside(case, s)) {
             return stopped(CaseOutcome::Skipped(reason));
         }
@@ -255,7 +252,7 @@ impl Run<'_> {
             state.reports.push(report);
             outcome = worst(&state.reports);
         }
-        self.weigh_by_reach(case, &mut state.reports);
+        reach::weigh_by_reach(self.reach, case, &mut state.reports);
         if outcome == CaseOutcome::Failed {
             outcome = worst(&state.reports);
         }

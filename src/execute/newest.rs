@@ -3,21 +3,15 @@
 //! `info.type` over the run and under the hook environment, and the work
 //! tree left as it was by the calls that only read.
 
-use super::*;
+use crate::execute::Run;
 use crate::host::identity;
+use crate::judge::checks::Finding;
+use crate::judge::discovery;
 use crate::judge::readonly;
+use crate::running::runner;
+use crate::running::sandbox::Sandbox;
 
 impl Run<'_> {
-    /// The releases judged for a case: the run's, narrowed to those its
-    /// `host_version:` holds on (or may hold on).
-    pub(super) fn case_hosts(&self, case: &Case) -> crate::host::range::HostRange {
-        let mut hosts = self.options.hosts.clone();
-        if let Some(scope) = self.scope(case) {
-            hosts.releases = scope.on.iter().chain(&scope.unsure).copied().collect();
-        }
-        hosts
-    }
-
     /// `check_info_type_stable`: `info` called again as at discovery, under
     /// the hook environment (the agent's marker and the declared
     /// `caller_env_vars` set, as the agent's hooks see them); each `type`

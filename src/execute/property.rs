@@ -2,9 +2,18 @@
 //! plugin's own samples, whole or one input (unit) at a time, and the
 //! invocations they make outside the YAML steps.
 
-use std::sync::OnceLock;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
-use super::*;
+use crate::execute::step::step_report;
+use crate::execute::{CaseState, RoundTrip, Run, defer_stdin, downgrade};
+use crate::judge::checks;
+use crate::judge::roundtrip;
+use crate::outcome::results::StepReport;
+use crate::running::runner;
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, Property, RoundTripCorpus, Sample};
+use crate::suite::generate::{self, Corpus, Input};
 
 impl Run<'_> {
     /// Runs a property; `Err` skips the case with the reason.

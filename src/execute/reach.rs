@@ -14,8 +14,15 @@
 //! nothing of its agent's real payloads, and a verdict
 //! read from the answers of other cases would change with `--only`.
 
-use super::*;
+use serde_json::Value;
+
+use crate::execute::Run;
+use crate::host::invocation::WorkTree;
 use crate::host::reach::{self, Reach, Subject};
+use crate::judge::userdata::UserData;
+use crate::outcome::results::StepReport;
+use crate::running::runner;
+use crate::suite::case::{Case, Source};
 
 impl Run<'_> {
     /// The reach facts of this plugin, from `info` and the probe.
@@ -64,25 +71,34 @@ impl Run<'_> {
         self.depot.dispose(sandbox);
         fired
     }
+}
 
-    /// Weighs the findings of a case's steps by what the host reaches: a
-    /// failure on a path the host never takes for this plugin becomes a
-    /// warning that says why.
-    pub(super) fn weigh_by_reach(&self, case: &Case, reports: &mut [StepReport]) {
-        let case_subject = case_subject(case);
-        for report in reports {
-            let subject = match report.args.first() {
-                Some(sub) => reach::subject_of(sub),
-                None => step_subject(&report.name).unwrap_or(case_subject),
-            };
-            let Some((max, why)) = self.reach.limit(subject) else {
-                continue;
-            };
-            for finding in &mut report.findings {
-                if finding.severity > max && !finding.hard {
-                    finding.severity = max;
-                    finding.message = format!("{why}: {}", finding.message);
-                }
+/// Weighs the findings of a case's steps by what the host reaches of this
+/// plugin: a failure on a path the host never takes for it becomes a
+/// warning that says why; a hard finding (a timeout, a flood, a write
+/// outside the sandbox) keeps its weight.
+///
+/// A function of `reach` and the step reports alone, so that the rule can
+/// be read and tested without a run. The limits are the host's
+/// ([`Reach::limit`]); what stays here is which subject each step is
+/// about, which rests on the names this layer gives the steps it makes
+/// (the session replay's restore checks, [`step_subject`]), so it lives in
+/// `execute` rather than in `host` (which knows no case) or in `judge`
+/// (which reads answers; this reads none).
+pub(super) fn weigh_by_reach(reach: Reach, case: &Case, reports: &mut [StepReport]) {
+    let case_subject = case_subject(case);
+    for report in reports {
+        let subject = match report.args.first() {
+            Some(sub) => reach::subject_of(sub),
+            None => step_subject(&report.name).unwrap_or(case_subject),
+        };
+        let Some((max, why)) = reach.limit(subject) else {
+            continue;
+        };
+        for finding in &mut report.findings {
+            if finding.severity > max && !finding.hard {
+                finding.severity = max;
+                finding.message = format!("{why}: {}", finding.message);
             }
         }
     }
@@ -149,4 +165,122 @@ fn step_subject(name: &str) -> Option<Subject> {
         .iter()
         .any(|p| name.starts_with(p))
         .then_some(Subject::Restore)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::Severity;
+    use crate::judge::checks::Finding;
+    use crate::outcome::Kind;
+
+    /// A case from its YAML, as a case file holds it.
+    fn case(yaml: &str) -> Case {
+        serde_saphyr::from_str(yaml).expect("a valid case")
+    }
+
+    /// A step report of a call of `args` (none: a harness action named
+    /// `name`) with these findings.
+    fn report(name: &str, args: &[&str], findings: Vec<Finding>) -> StepReport {
+        let mut report = StepReport::without_invocation(name, "action", findings);
+        report.args = args.iter().map(|a| a.to_string()).collect();
+        report
+    }
+
+    const RESTORE: &str = "id: s.write\ntitle: t\nsteps:\n  - args: [write-session]\n";
+    const INSTALL: &str = "id: h.install\ntitle: t\nsteps:\n  - args: [install-hooks]\n  - \
+                           args: [uninstall-hooks]\n";
+
+    #[test]
+    fn a_restore_failure_is_a_warning_for_a_plugin_without_hooks() {
+        let mut reports = vec![report(
+            "step 1",
+            &["write-session"],
+            vec![Finding::failure("wrong bytes"), Finding::hard("timed out")],
+        )];
+        weigh_by_reach(Reach::default(), &case(RESTORE), &mut reports);
+        let [lowered, hard] = &reports[0].findings[..] else {
+            panic!("two findings");
+        };
+        assert_eq!(lowered.severity, Severity::Warning);
+        assert!(
+            lowered.message.starts_with("latent: "),
+            "{}",
+            lowered.message
+        );
+        assert!(lowered.message.ends_with(": wrong bytes"));
+        assert_eq!(hard.severity, Severity::Failure);
+        assert_eq!(hard.message, "timed out");
+    }
+
+    #[test]
+    fn a_restore_failure_stays_a_failure_when_the_host_records_sessions() {
+        let hooks = Reach {
+            hooks: true,
+            library_hooks: false,
+        };
+        let mut reports = vec![report(
+            "step 1",
+            &["write-session"],
+            vec![Finding::failure("wrong bytes")],
+        )];
+        weigh_by_reach(hooks, &case(RESTORE), &mut reports);
+        assert_eq!(reports[0].findings[0].severity, Severity::Failure);
+        assert_eq!(reports[0].findings[0].message, "wrong bytes");
+    }
+
+    #[test]
+    fn a_check_of_the_replay_without_a_call_is_about_restore() {
+        let replay = case("id: session.replay\ntitle: t\n");
+        let mut reports = vec![
+            report(
+                "entire resume · session s · resumable",
+                &[],
+                vec![Finding::failure("not resumable")],
+            ),
+            report("turn 1 · hook stop", &[], vec![Finding::failure("split")]),
+        ];
+        weigh_by_reach(Reach::default(), &replay, &mut reports);
+        assert_eq!(reports[0].findings[0].severity, Severity::Warning);
+        assert_eq!(reports[1].findings[0].severity, Severity::Failure);
+    }
+
+    #[test]
+    fn a_harness_action_weighs_as_the_subcommands_of_its_case() {
+        let library = Reach {
+            hooks: true,
+            library_hooks: true,
+        };
+        let mut reports = vec![
+            report("step 3", &[], vec![Finding::failure("hooks left")]),
+            report("step 4", &["info"], vec![Finding::failure("bad info")]),
+        ];
+        weigh_by_reach(library, &case(INSTALL), &mut reports);
+        assert_eq!(reports[0].findings[0].severity, Severity::Warning);
+        assert!(
+            reports[0].findings[0]
+                .message
+                .starts_with("a written rule only")
+        );
+        assert_eq!(reports[1].findings[0].severity, Severity::Failure);
+        let notes = Reach::default();
+        let mut kept = vec![report("step 3", &[], vec![Finding::failure("hooks left")])];
+        weigh_by_reach(notes, &case(INSTALL), &mut kept);
+        assert_eq!(kept[0].findings[0].severity, Severity::Failure);
+    }
+
+    #[test]
+    fn a_write_outside_is_softened_only_after_an_escaping_reference() {
+        let escaped = || Finding::hard("wrote ../x").kind(Kind::EscapedSandbox);
+        let provoked = case(
+            "id: c\ntitle: t\nsteps:\n  - args: [read-transcript, --session-ref, a/../../x]\n",
+        );
+        let report_of = |c: &Case| {
+            let mut r = report("sandbox check", &[], vec![escaped()]);
+            soften_provoked(c, &mut r);
+            r.findings.remove(0)
+        };
+        assert!(!report_of(&provoked).hard);
+        assert!(report_of(&case(RESTORE)).hard);
+    }
 }

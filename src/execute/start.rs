@@ -1,8 +1,21 @@
 //! The start and the end of one plugin's run: its `Run` made, its gate
 //! cases run (the plugin's `info`, as the host's discovery reads it), and
-//! its report assembled. Shared by [`super::run`] and [`super::many`].
+//! its report assembled. Shared by [`crate::execute::run`] and [`crate::execute::many`].
 
-use super::*;
+use std::path::Path;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::execute::breaker::Breaker;
+use crate::execute::property::Corpora;
+use crate::execute::{Finished, Options, Run, sandbox_maker};
+use crate::outcome::results::{CaseOutcome, CaseReport, RunReport};
+use crate::report::progress::Progress;
+use crate::running::depot::Depot;
+use crate::suite::case::{Case, Suite};
+use crate::suite::schema::Schemas;
 
 impl<'a> Run<'a> {
     /// The run of one plugin, before its gate.
@@ -12,7 +25,7 @@ impl<'a> Run<'a> {
         schemas: &'a Schemas,
         options: &'a Options,
         progress: &'a dyn Progress,
-        corpora: &'a property::Corpora,
+        corpora: &'a Corpora,
     ) -> Run<'a> {
         Run {
             progress,

@@ -4,9 +4,24 @@
 //! The harness's own actions (user data, the files the agent resumes
 //! from, the calls the `entire` stand-in received) are in `actions`.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::execute::at_once::late_answer;
+use crate::execute::hosts::{as_called, called_as, case_hosts};
+use crate::execute::{CaseState, Run, StepEnd, defer_stdin, downgrade, reach};
 use crate::host::positions;
-use crate::running::runner::Outcome;
+use crate::judge::checks::{self, Finding, Judged, StepContext};
+use crate::outcome::repro;
+use crate::outcome::results::StepReport;
+use crate::running::runner::{self, Invocation, Outcome, Termination};
+use crate::running::sandbox::{self, Sandbox};
+use crate::suite::case::{Case, Refusal, RefusalOutcome, Severity, Source};
+use crate::suite::template::{Bindings, Template, expand_json};
 
 impl Run<'_> {
     /// An invocation of the plugin in the sandbox, with the host's limits.
@@ -289,7 +304,7 @@ impl Run<'_> {
             capability: case.capability.as_deref(),
             covers: &case.covers,
             refusable: state.pass.as_ref().is_some_and(|p| p.sample.is_none()),
-            empty_is_unread: self.empty_is_unread(case, index, state),
+            empty_is_unread: empty_is_unread(case, index, state),
             agent: &agent,
             needs: crate::judge::environment::needed_variable(&inv, &outcome),
         };
@@ -306,7 +321,7 @@ impl Run<'_> {
             }
             Judged::Refused(refusal, findings) => {
                 report.findings = findings;
-                self.refusal(refusal)
+                refused(refusal, !self.samples.is_empty())
             }
             Judged::Checked(findings, json) => {
                 report.findings = findings;
@@ -315,7 +330,7 @@ impl Run<'_> {
                 {
                     // The newest hosts' id rules, by release: those the
                     // case is for, when it names some.
-                    let hosts = self.case_hosts(case);
+                    let hosts = case_hosts(&self.options.hosts, case);
                     let ids = crate::judge::ids::event_ids(event, &hosts);
                     report.findings.extend(ids);
                 }
@@ -336,50 +351,18 @@ impl Run<'_> {
         if let Some((n, _)) = item {
             report
                 .findings
-                .extend(super::at_once::late_answer(step, n, &inv, &outcome, state));
+                .extend(late_answer(step, n, &inv, &outcome, state));
             let answer = (outcome.exit_code(), outcome.stdout.clone());
             state.item_answers.insert((base.clone(), n), answer);
         }
         reach::soften_provoked(case, &mut report);
         downgrade(case, &mut report);
         if let Some(call) = step.host_call {
-            super::hosts::as_called(call, &mut report.findings);
+            as_called(call, &mut report.findings);
         }
         state.stdouts.insert(base, outcome.stdout);
         state.reports.push(report);
         end
-    }
-
-    /// Whether an all-zero answer of step `index` counts as a refusal, in
-    /// the generic pass of a case that allows it: the first invocation, and
-    /// every one that reads the transcript from its start (`--offset 0`),
-    /// where the generic transcript has files, prompts and tokens to find.
-    /// `{}`, no files or position 0 there (after a position measured from
-    /// the file's size, say) shows the plugin read nothing of another
-    /// agent's format.
-    fn empty_is_unread(&self, case: &Case, index: usize, state: &CaseState) -> bool {
-        let generic = state.pass.as_ref().is_some_and(|p| p.sample.is_none());
-        let step = &case.steps[index].value;
-        let first = case.steps.iter().position(|s| s.value.args.is_some()) == Some(index);
-        let from_start = step
-            .args
-            .as_ref()
-            .is_some_and(|args| args.windows(2).any(|w| w[0] == "--offset" && w[1] == "0"));
-        generic && (first || from_start) && case.for_each_transcript.is_some()
-    }
-
-    /// The outcome of an accepted refusal, given the plugin's own samples.
-    pub(super) fn refusal(&self, refusal: crate::suite::case::Refusal) -> StepEnd {
-        match refusal.with_samples {
-            Some(outcome) if !self.samples.is_empty() => StepEnd::Refused(
-                outcome,
-                format!(
-                    "{}; its own sample transcripts are checked instead",
-                    refusal.note
-                ),
-            ),
-            _ => StepEnd::Refused(refusal.outcome, refusal.note),
-        }
     }
 
     /// Builds the invocation of step `index` and saves its stdin to a file.
@@ -430,9 +413,44 @@ impl Run<'_> {
         inv.stdin = stdin;
         inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
         if let Some(call) = step.host_call {
-            super::hosts::called_as(call, sandbox, &mut inv);
+            called_as(call, sandbox, &mut inv);
         }
         Ok((inv, stdin_file))
+    }
+}
+
+/// Whether an all-zero answer of step `index` counts as a refusal, in
+/// the generic pass of a case that allows it: the first invocation, and
+/// every one that reads the transcript from its start (`--offset 0`),
+/// where the generic transcript has files, prompts and tokens to find.
+/// `{}`, no files or position 0 there (after a position measured from
+/// the file's size, say) shows the plugin read nothing of another
+/// agent's format.
+fn empty_is_unread(case: &Case, index: usize, state: &CaseState) -> bool {
+    let generic = state.pass.as_ref().is_some_and(|p| p.sample.is_none());
+    let step = &case.steps[index].value;
+    let first = case.steps.iter().position(|s| s.value.args.is_some()) == Some(index);
+    let from_start = step
+        .args
+        .as_ref()
+        .is_some_and(|args| args.windows(2).any(|w| w[0] == "--offset" && w[1] == "0"));
+    generic && (first || from_start) && case.for_each_transcript.is_some()
+}
+
+/// The outcome of an accepted refusal, given whether the plugin has
+/// samples of its own: with them, the case's `with_samples:` weight, since
+/// its own transcripts are checked instead. A function of the refusal
+/// alone, so that its weights can be tested without a run.
+fn refused(refusal: Refusal, have_samples: bool) -> StepEnd {
+    match refusal.with_samples {
+        Some(outcome) if have_samples => StepEnd::Refused(
+            outcome,
+            format!(
+                "{}; its own sample transcripts are checked instead",
+                refusal.note
+            ),
+        ),
+        _ => StepEnd::Refused(refusal.outcome, refusal.note),
     }
 }
 
@@ -448,7 +466,7 @@ pub(super) struct Ready {
 /// A refusal the case goes on after: its finding (none for `pass`) and the
 /// captures the later steps use instead of the refused answer's.
 fn continued(
-    refusal: &crate::suite::case::Refusal,
+    refusal: &Refusal,
     bindings: &Bindings<'_>,
 ) -> (Option<Finding>, BTreeMap<String, Value>) {
     let finding = match refusal.outcome {
@@ -598,7 +616,7 @@ pub(super) fn termination_label(t: &Termination) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::padded;
+    use super::{Refusal, RefusalOutcome, StepEnd, padded, refused};
 
     #[test]
     fn padded_json_has_the_exact_size_and_stays_valid() {
@@ -613,5 +631,27 @@ mod tests {
                 assert_eq!(&parsed[k], v);
             }
         }
+    }
+
+    fn refusal(with_samples: Option<&str>) -> Refusal {
+        let mut yaml = "outcome: note\nnote: not verified here\n".to_string();
+        if let Some(outcome) = with_samples {
+            yaml.push_str(&format!("with_samples: {outcome}\n"));
+        }
+        serde_saphyr::from_str(&yaml).expect("a valid refusal")
+    }
+
+    #[test]
+    fn a_refusal_weighs_its_with_samples_outcome_only_with_samples() {
+        let with = refused(refusal(Some("warning")), true);
+        assert!(
+            matches!(&with, StepEnd::Refused(RefusalOutcome::Warning, note) if note.ends_with("checked instead"))
+        );
+        let without = refused(refusal(Some("warning")), false);
+        assert!(
+            matches!(&without, StepEnd::Refused(RefusalOutcome::Note, note) if note == "not verified here")
+        );
+        let unsaid = refused(refusal(None), true);
+        assert!(matches!(unsaid, StepEnd::Refused(RefusalOutcome::Note, _)));
     }
 }

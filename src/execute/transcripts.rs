@@ -2,8 +2,13 @@
 //! the generic transcript, then one per sample of the plugin's own, and what
 //! a refusal of the generic one means.
 
-use super::*;
+use crate::execute::fold::unverified_message;
+use crate::execute::{CaseState, Pass, Run, StepEnd, conclude, refusal_finding};
+use crate::judge::checks::Finding;
 use crate::outcome::Kind;
+use crate::outcome::results::{CaseOutcome, StepReport};
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, EachTranscript, Severity};
 
 impl Run<'_> {
     /// Runs the steps once per transcript: the generic one, then each of the
@@ -50,7 +55,14 @@ impl Run<'_> {
                 break;
             }
             if generic && let Some(step) = refused {
-                note = Some(self.generic_refused(case, each, &step, state));
+                let have_samples = !self.samples.is_empty();
+                note = Some(generic_refused(
+                    case,
+                    each,
+                    &step,
+                    have_samples,
+                    &mut state.reports,
+                ));
             }
         }
         state.pass = None;
@@ -80,154 +92,150 @@ impl Run<'_> {
         }
         None
     }
-
-    /// The plugin refused (or crashed on) the generic transcript, which the
-    /// host never sends it: with samples, only a note on the case; without,
-    /// the capability is unverified, a finding of kind
-    /// [`Kind::Unverified`] that the run says once per capability, as a
-    /// warning ([`super::fold::unverified_once`]).
-    pub(super) fn generic_refused(
-        &self,
-        case: &Case,
-        each: &EachTranscript,
-        step: &str,
-        state: &mut CaseState,
-    ) -> String {
-        let crashed = state
-            .reports
-            .last()
-            .is_some_and(|r| r.findings.iter().any(|f| f.kind == Kind::Crashed));
-        let (did, how) = if crashed {
-            ("crashed on", " (a crash, not a clean refusal)")
-        } else {
-            ("refused (or read nothing of)", "")
-        };
-        if !self.samples.is_empty() {
-            return format!(
-                "the plugin {did} the generic transcript {} at {step}{how} (another agent's \
-                 format, which the host never sends it); its own samples were checked instead",
-                each.generic
-            );
-        }
-        if !crashed && let Some(message) = self.declared_missing(case, each, step, state) {
-            return message;
-        }
-        let first = case
-            .steps
-            .iter()
-            .position(|s| s.value.args.is_some())
-            .map(|i| case.step_name(i));
-        let later = state
-            .reports
-            .last()
-            .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
-        let (kind, message) = if later {
-            // An empty answer after the plugin had answered the same
-            // transcript (a position measured from the file's size, say).
-            (
-                Kind::ForeignFormat,
-                format!(
-                    "not verified here: the plugin read nothing of the generic transcript {} at \
-                 {step} (an empty answer after an earlier answer measured from the file): \
-                 another agent's format, which the host never sends it; its values are judged \
-                 only on a transcript it reads (name a sample of yours: `transcripts:`)",
-                    each.generic
-                ),
-            )
-        } else {
-            // The JSON report carries no stderr, so the message quotes it.
-            let said = state
-                .reports
-                .last()
-                .filter(|_| !crashed)
-                .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
-                .map(|l| format!(" (\"{}\")", shorten(l.trim(), 100)))
-                .unwrap_or_default();
-            let why = if crashed {
-                ""
-            } else {
-                ": another agent's format, or a subcommand that does not work"
-            };
-            (
-                Kind::Unverified,
-                super::fold::unverified_message(
-                    &format!(
-                        "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
-                        each.generic
-                    ),
-                    case.group(),
-                ),
-            )
-        };
-        let mut finding = Finding {
-            severity: if kind == Kind::Unverified {
-                each.unverified
-            } else {
-                Severity::Note
-            },
-            ..Finding::failure(message.clone()).kind(kind)
-        };
-        finding.cap(case.severity);
-        if let Some(last) = state.reports.last_mut() {
-            last.findings.push(finding);
-        }
-        message
-    }
 }
 
-impl Run<'_> {
-    /// A refusal that says the subcommand does not exist ("unknown
-    /// subcommand"): the capability is declared but missing, reported at
-    /// the host's severity for it ([`crate::host::reach::missing_capability`])
-    /// on the case that carries the capability's warning, a note elsewhere.
-    fn declared_missing(
-        &self,
-        case: &Case,
-        each: &EachTranscript,
-        step: &str,
-        state: &mut CaseState,
-    ) -> Option<String> {
-        let last = state.reports.last()?;
-        if !crate::host::reach::names_missing_subcommand(&last.stderr_excerpt) {
-            return None;
-        }
-        let capability = case.group();
-        let subcommand = last.args.first().cloned().unwrap_or_default();
-        let said = last
-            .stderr_excerpt
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .map(|l| shorten(l.trim(), 100))
-            .unwrap_or_default();
-        let (severity, message) = if each.unverified == Severity::Note {
-            (
-                Severity::Note,
-                format!(
-                    "{subcommand} is missing at {step} (\"{said}\"): {capability} is declared \
-                     but not implemented (see the capability's warning)"
-                ),
-            )
-        } else {
-            (
-                crate::host::reach::missing_capability(capability),
-                format!(
-                    "a declared capability without its subcommand: info declares {capability}, \
-                     but {subcommand} answers \"{said}\"; the host calls it, logs the failure, \
-                     and {capability} gives the user nothing (missing, not another agent's \
-                     format): implement {subcommand} or stop declaring {capability}"
-                ),
-            )
-        };
-        let mut finding = Finding {
-            severity,
-            ..Finding::failure(message.clone())
-        };
-        finding.cap(case.severity);
-        if let Some(last) = state.reports.last_mut() {
-            last.findings.push(finding);
-        }
-        Some(message)
+/// The plugin refused (or crashed on) the generic transcript, which the
+/// host never sends it: with samples, only a note on the case; without,
+/// the capability is unverified, a finding of kind
+/// [`Kind::Unverified`] that the run says once per capability, as a
+/// warning ([`crate::execute::fold::unverified_once`]). A function of the
+/// case and its step reports so far (and whether the plugin has samples),
+/// so that the weight of each kind of refusal can be tested without a run.
+fn generic_refused(
+    case: &Case,
+    each: &EachTranscript,
+    step: &str,
+    have_samples: bool,
+    reports: &mut [StepReport],
+) -> String {
+    let crashed = reports
+        .last()
+        .is_some_and(|r| r.findings.iter().any(|f| f.kind == Kind::Crashed));
+    let (did, how) = if crashed {
+        ("crashed on", " (a crash, not a clean refusal)")
+    } else {
+        ("refused (or read nothing of)", "")
+    };
+    if have_samples {
+        return format!(
+            "the plugin {did} the generic transcript {} at {step}{how} (another agent's \
+             format, which the host never sends it); its own samples were checked instead",
+            each.generic
+        );
     }
+    if !crashed && let Some(message) = declared_missing(case, each, step, reports) {
+        return message;
+    }
+    let first = case
+        .steps
+        .iter()
+        .position(|s| s.value.args.is_some())
+        .map(|i| case.step_name(i));
+    let later = reports
+        .last()
+        .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
+    let (kind, message) = if later {
+        // An empty answer after the plugin had answered the same
+        // transcript (a position measured from the file's size, say).
+        (
+            Kind::ForeignFormat,
+            format!(
+                "not verified here: the plugin read nothing of the generic transcript {} at \
+             {step} (an empty answer after an earlier answer measured from the file): \
+             another agent's format, which the host never sends it; its values are judged \
+             only on a transcript it reads (name a sample of yours: `transcripts:`)",
+                each.generic
+            ),
+        )
+    } else {
+        // The JSON report carries no stderr, so the message quotes it.
+        let said = reports
+            .last()
+            .filter(|_| !crashed)
+            .and_then(|r| r.stderr_excerpt.lines().find(|l| !l.trim().is_empty()))
+            .map(|l| format!(" (\"{}\")", shorten(l.trim(), 100)))
+            .unwrap_or_default();
+        let why = if crashed {
+            ""
+        } else {
+            ": another agent's format, or a subcommand that does not work"
+        };
+        (
+            Kind::Unverified,
+            unverified_message(
+                &format!(
+                    "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
+                    each.generic
+                ),
+                case.group(),
+            ),
+        )
+    };
+    let mut finding = Finding {
+        severity: if kind == Kind::Unverified {
+            each.unverified
+        } else {
+            Severity::Note
+        },
+        ..Finding::failure(message.clone()).kind(kind)
+    };
+    finding.cap(case.severity);
+    if let Some(last) = reports.last_mut() {
+        last.findings.push(finding);
+    }
+    message
+}
+
+/// A refusal that says the subcommand does not exist ("unknown
+/// subcommand"): the capability is declared but missing, reported at
+/// the host's severity for it ([`crate::host::reach::missing_capability`])
+/// on the case that carries the capability's warning, a note elsewhere.
+fn declared_missing(
+    case: &Case,
+    each: &EachTranscript,
+    step: &str,
+    reports: &mut [StepReport],
+) -> Option<String> {
+    let last = reports.last()?;
+    if !crate::host::reach::names_missing_subcommand(&last.stderr_excerpt) {
+        return None;
+    }
+    let capability = case.group();
+    let subcommand = last.args.first().cloned().unwrap_or_default();
+    let said = last
+        .stderr_excerpt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| shorten(l.trim(), 100))
+        .unwrap_or_default();
+    let (severity, message) = if each.unverified == Severity::Note {
+        (
+            Severity::Note,
+            format!(
+                "{subcommand} is missing at {step} (\"{said}\"): {capability} is declared \
+                 but not implemented (see the capability's warning)"
+            ),
+        )
+    } else {
+        (
+            crate::host::reach::missing_capability(capability),
+            format!(
+                "a declared capability without its subcommand: info declares {capability}, \
+                 but {subcommand} answers \"{said}\"; the host calls it, logs the failure, \
+                 and {capability} gives the user nothing (missing, not another agent's \
+                 format): implement {subcommand} or stop declaring {capability}"
+            ),
+        )
+    };
+    let mut finding = Finding {
+        severity,
+        ..Finding::failure(message.clone())
+    };
+    finding.cap(case.severity);
+    if let Some(last) = reports.last_mut() {
+        last.findings.push(finding);
+    }
+    Some(message)
 }
 
 /// At most `max` characters of `text`, with an ellipsis when cut.
@@ -241,4 +249,83 @@ fn shorten(text: &str, max: usize) -> String {
 /// The last component of a display path.
 pub(super) fn file_name(path: &str) -> String {
     path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `for_each_transcript` case of `capability` at `severity`, whose
+    /// generic refusal weighs `unverified`.
+    fn case(capability: &str, severity: &str, unverified: &str) -> (Case, EachTranscript) {
+        let yaml = format!(
+            "id: c\ntitle: t\ncapability: {capability}\nseverity: {severity}\n\
+             for_each_transcript: {{unverified: {unverified}}}\nsteps:\n  - args: \
+             [calculate-tokens]\n"
+        );
+        let case: Case = serde_saphyr::from_str(&yaml).expect("a valid case");
+        let each = case
+            .for_each_transcript
+            .clone()
+            .expect("for_each_transcript");
+        (case, each)
+    }
+
+    /// The reports after the first step refused with `stderr`.
+    fn refused_with(stderr: &str) -> Vec<StepReport> {
+        let mut report = StepReport::without_invocation("step 1", "exited", Vec::new());
+        report.args = vec!["calculate-tokens".to_string()];
+        report.exit_code = Some(1);
+        report.stderr_excerpt = stderr.to_string();
+        vec![report]
+    }
+
+    fn weighed(case: &Case, each: &EachTranscript, stderr: &str, samples: bool) -> Vec<Finding> {
+        let mut reports = refused_with(stderr);
+        generic_refused(case, each, "step 1", samples, &mut reports);
+        reports.remove(0).findings
+    }
+
+    #[test]
+    fn a_refusal_of_the_generic_transcript_weighs_as_the_case_says() {
+        let (warned, each) = case("token_calculator", "failure", "warning");
+        let found = weighed(&warned, &each, "not my format", false);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert_eq!(found[0].kind, Kind::Unverified);
+        let (noted, each) = case("token_calculator", "failure", "note");
+        assert_eq!(
+            weighed(&noted, &each, "no", false)[0].severity,
+            Severity::Note
+        );
+    }
+
+    #[test]
+    fn with_samples_a_refusal_of_the_generic_transcript_adds_nothing() {
+        let (warned, each) = case("token_calculator", "failure", "warning");
+        assert!(weighed(&warned, &each, "not my format", true).is_empty());
+    }
+
+    #[test]
+    fn a_missing_subcommand_weighs_what_the_host_loses_capped_by_the_case() {
+        let missing = "error: unknown subcommand calculate-tokens";
+        let (tokens, each) = case("token_calculator", "failure", "warning");
+        assert_eq!(
+            weighed(&tokens, &each, missing, false)[0].severity,
+            Severity::Warning
+        );
+        let (hooks, each) = case("hooks", "failure", "warning");
+        assert_eq!(
+            weighed(&hooks, &each, missing, false)[0].severity,
+            Severity::Failure
+        );
+        let (capped, each) = case("hooks", "warning", "warning");
+        assert_eq!(
+            weighed(&capped, &each, missing, false)[0].severity,
+            Severity::Warning
+        );
+        let (noted, each) = case("hooks", "failure", "note");
+        let found = weighed(&noted, &each, missing, false);
+        assert_eq!(found[0].severity, Severity::Note);
+        assert!(found[0].message.contains("is missing at step 1"));
+    }
 }

@@ -2,7 +2,15 @@
 //! makes for each Event (docs/host.md, "The calls the host makes over a
 //! session, in order").
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::execute::session::{Answer, GENERIC_ID, GENERIC_LINES, Play, TURN1_PROMPT, first_lines};
+use crate::host::session::{self as host, EventType};
+use crate::judge::checks::Finding;
+use crate::suite::case::Severity;
 
 impl Play<'_, '_> {
     /// Plays the agent session: the recorded hooks, or the generic ones.

@@ -2,8 +2,11 @@
 //! files, tokens) and at SessionEnd, and how the replay judges the
 //! hand-over of that offset.
 
-use super::*;
+use serde_json::Value;
+
+use crate::execute::session::{OFFSET_FROM_TURN_START, Play, TURN1_FILE};
 use crate::host::positions;
+use crate::suite::case::Severity;
 
 impl Play<'_, '_> {
     /// What the host asks at TurnEnd from the turn's offset: prompts (when

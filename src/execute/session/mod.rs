@@ -20,9 +20,20 @@
 //! analysis from the turn's offset, `restore` resume and rewind, `reads`
 //! where the agent keeps its transcript and whether resume restores there.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::execute::step::{action_report, step_report};
+use crate::execute::{CaseState, Run, conclude, defer_stdin};
 use crate::host::answers;
-use crate::host::session::{self as host, EventType, Restore};
+use crate::judge::checks::{self, Finding};
+use crate::outcome::results::{CaseOutcome, StepReport};
+use crate::running::runner;
+use crate::running::sandbox::Sandbox;
+use crate::suite::case::{Case, Severity};
 
 mod agent;
 mod analysis;
@@ -271,29 +282,14 @@ impl<'p, 'r> Play<'p, 'r> {
         })
     }
 
-    /// The weight of a renewed session id: a failure only when the resume
-    /// command names the session id ([`crate::host::reach::renewed_session_id`]);
-    /// unknown (the restore never got there) counts as naming it.
+    /// Weighs the renewed session ids once the resume command is known
+    /// (see [`weigh_renewals`]). The short replay of a linked worktree or a
+    /// submodule asks no resume command: the plain repository's replay
+    /// weighs the renewal in full, so here it is a warning (the turns become
+    /// sessions).
     fn weigh_renewals(&mut self) {
-        if self.renewals.is_empty() {
-            return;
-        }
-        // The short replay of a linked worktree or a submodule asks no
-        // resume command: the plain repository's replay weighs the renewal
-        // in full, so here it is a warning (the turns become sessions).
         let names = self.resume_names_id.unwrap_or(!self.brief());
-        let (severity, why) = crate::host::reach::renewed_session_id(names);
-        for &(step, n) in &self.renewals {
-            if let Some(f) = self
-                .state
-                .reports
-                .get_mut(step)
-                .and_then(|r| r.findings.get_mut(n))
-            {
-                f.severity = severity;
-                f.message = format!("{}: {why}", f.message);
-            }
-        }
+        weigh_renewals(&self.renewals, names, &mut self.state.reports);
     }
 
     /// Adds a finding to the last step of the timeline; a failure ends the
@@ -392,6 +388,25 @@ impl<'p, 'r> Play<'p, 'r> {
     }
 }
 
+/// The weight of a renewed session id, at each finding `renewals` points to
+/// (step and finding index): a failure only when the resume command names
+/// the session id ([`crate::host::reach::renewed_session_id`], the host's
+/// rule); unknown (the restore never got there) counts as naming it, as
+/// the caller decides. A function of the findings alone, so that the rule's
+/// application can be tested without a replay.
+fn weigh_renewals(renewals: &[(usize, usize)], resume_names_id: bool, reports: &mut [StepReport]) {
+    if renewals.is_empty() {
+        return;
+    }
+    let (severity, why) = crate::host::reach::renewed_session_id(resume_names_id);
+    for &(step, n) in renewals {
+        if let Some(f) = reports.get_mut(step).and_then(|r| r.findings.get_mut(n)) {
+            f.severity = severity;
+            f.message = format!("{}: {why}", f.message);
+        }
+    }
+}
+
 /// The name the host registers the agent under: the `<name>` of the file
 /// name `entire-agent-<name>`.
 fn agent_name(plugin: &Path) -> String {
@@ -414,4 +429,36 @@ fn first_lines(bytes: &[u8], n: usize) -> Vec<u8> {
         end += line.len();
     }
     bytes[..end].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renewed() -> Vec<StepReport> {
+        let findings = vec![Finding::note("fine"), Finding::failure("id changed")];
+        vec![StepReport::without_invocation("turn 2", "action", findings)]
+    }
+
+    #[test]
+    fn a_renewed_id_fails_only_when_the_resume_command_names_it() {
+        let mut named = renewed();
+        weigh_renewals(&[(0, 1)], true, &mut named);
+        assert_eq!(named[0].findings[1].severity, Severity::Failure);
+        assert!(named[0].findings[1].message.starts_with("id changed: "));
+        assert_eq!(named[0].findings[0].severity, Severity::Note);
+        let mut latest = renewed();
+        weigh_renewals(&[(0, 1)], false, &mut latest);
+        assert_eq!(latest[0].findings[1].severity, Severity::Warning);
+        assert_eq!(latest[0].findings[0].message, "fine");
+    }
+
+    #[test]
+    fn no_renewal_and_a_stale_index_change_nothing() {
+        let mut reports = renewed();
+        weigh_renewals(&[], false, &mut reports);
+        weigh_renewals(&[(3, 0), (0, 7)], false, &mut reports);
+        assert_eq!(reports[0].findings[1].severity, Severity::Failure);
+        assert_eq!(reports[0].findings[1].message, "id changed");
+    }
 }

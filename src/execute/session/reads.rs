@@ -10,9 +10,14 @@
 //! (`host::ownership`), outside the sandbox or relative keeps the scratch
 //! file instead.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::execute::session::{GENERIC_ID, Play, agent_name};
 use crate::host::ownership;
 use crate::host::session::Restored;
+use crate::judge::checks::Finding;
+use crate::suite::case::Severity;
 
 impl Play<'_, '_> {
     /// Asks `get-session-dir` before the first hook (the answer is the one

@@ -1,7 +1,14 @@
 //! `entire resume` and `entire rewind` of two sessions, with exactly what
 //! the host sends to `write-session`.
 
-use super::*;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::execute::session::{GENERIC_ID, GENERIC_LINES, Play, agent_name, first_lines};
+use crate::host::session::{self as host, Restore};
+use crate::judge::checks::Finding;
+use crate::suite::case::Severity;
 
 impl Play<'_, '_> {
     /// `entire resume`, then `entire rewind`, of two sessions: the
