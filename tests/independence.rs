@@ -1,6 +1,6 @@
 //! A case's verdict does not depend on which other cases ran (issue 32,
 //! item 2): for every wild plugin under tests/plugins/wild (with its own
-//! `<name>-cases` directory when it has one, as tests/wild.rs runs it), the
+//! `<name>-cases` directory when it has one, as tests/wild_*.rs run it), the
 //! whole suite runs once, then every case that did not pass, and a few that
 //! did, run alone (`--only ID`, one invocation each), and the outcomes must
 //! be the same.
@@ -41,7 +41,7 @@ const SAID_ELSEWHERE: &str = "said elsewhere";
 /// How many alone runs go at once (the machine is shared: each is small).
 const AT_ONCE: usize = 3;
 
-/// The wild plugins, with the arguments tests/wild.rs gives each.
+/// The wild plugins, with the arguments tests/wild_*.rs give each.
 fn wild_plugins() -> Vec<(String, PathBuf, Vec<String>)> {
     let dir = common::plugin("wild");
     let mut found: Vec<(String, PathBuf, Vec<String>)> = std::fs::read_dir(&dir)

@@ -1,7 +1,14 @@
 //! Helpers shared by the integration tests: the harness binary, the reference
-//! plugin (built on demand), and runs decoded from `--format json`.
+//! plugin (built on demand), and runs decoded from `--format json`; in its
+//! submodules, the helpers of the `wild_*` tests (`wild`) and of the
+//! `reporters_*` tests (`hand_made`, `junit_xml`, `report_schema`).
 
 #![allow(dead_code)]
+
+pub mod hand_made;
+pub mod junit_xml;
+pub mod report_schema;
+pub mod wild;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,0 +1,81 @@
+//! Plugins in the wild (tests/common/wild.rs): answers that only degrade the
+//! host. Hook payloads of the agent's own shape with a TurnStart without
+//! `session_ref`, Go's decoding habits (notes only), and a declared
+//! capability without its subcommand (missing, at the host's severity).
+
+mod common;
+
+use common::run_json;
+use common::wild::{cases, passes_with, twin_fails, wild};
+
+#[test]
+fn own_hook_payloads_with_a_turn_start_without_session_ref_pass() {
+    // A TurnStart without session_ref only degrades the host (no transcript
+    // position): a warning for the guide-shaped payload and for the plugin's
+    // own prompt-submit payloads (held to the host's per-type table). Its
+    // generated session ids pass the host's validation.
+    passes_with(
+        "ownhooks",
+        &["--cases", &cases("ownhooks")],
+        &[
+            "hooks.parse-hook.payload",
+            "ownhooks.parse-hook.prompt-submit",
+            "ownhooks.parse-hook.generated-session-id",
+            // Its stop hook answers null for the generic payload: the host
+            // session is unverified until the plugin records its own.
+            "session.agent",
+        ],
+        // The same finding in the other work trees: said once (also in).
+        &["session.agent.linked-worktree", "session.agent.submodule"],
+    );
+}
+
+#[test]
+fn go_decoding_habits_pass_with_notes_only() {
+    // `{}` reassembles to nothing (the host never sends it), null for empty
+    // arrays (chunks of an empty transcript, file lists), missing flags
+    // defaulted, an Event with an empty id for {}: notes, never warnings.
+    // The host's chunker boundary (a line of exactly --max-size refused)
+    // passes.
+    passes_with(
+        "gohabits",
+        &[],
+        &[],
+        &[
+            "core.chunk.generated-bytes",
+            "core.errors.missing-flag.format-resume-command",
+            "core.errors.missing-flag.get-session-dir",
+            "core.errors.missing-flag.resolve-session-file",
+            "core.reassemble.no-chunks",
+            "core.session.write-then-read",
+            "hooks.parse-hook.empty-object",
+        ],
+    );
+}
+
+#[test]
+fn a_declared_capability_without_its_subcommand_is_missing_at_the_hosts_severity() {
+    // Token counts: the host logs the failure, a warning naming the
+    // capability, not "another agent's format".
+    passes_with(
+        "nocalc",
+        &[],
+        &["token_calculator.from-start"],
+        &["token_calculator.past-end"],
+    );
+    let run = run_json(&wild("nocalc"), &["--only", "token_calculator.*"], &[]);
+    let message = run.messages("token_calculator.from-start");
+    assert!(
+        message.contains(
+            "a declared capability without its subcommand: info declares token_calculator"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("another agent's format,"), "{message}");
+    // The twin: text generation missing fails `entire explain --generate`.
+    twin_fails(
+        "generate-text-missing",
+        &["text_generator.generate"],
+        "a declared capability without its subcommand: info declares text_generator",
+    );
+}

@@ -1,0 +1,121 @@
+//! Plugins in the wild (tests/common/wild.rs): what a plugin needs around
+//! it. A variable its agent always sets (`env:` in its cases runs the checks
+//! for real), `entire` on PATH (the sandbox's stand-in), and a name that is
+//! built in on the older hosts (retired `gemini`).
+
+mod common;
+
+use common::run_json;
+use common::wild::{cases, outcome, passes_with, set, wild};
+
+#[test]
+fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks_for_real() {
+    // FOO_HOME must be set in every session and hook subcommand: each case
+    // that needs it is "not verified here", a warning once per run (at the
+    // first case in report order) with the YAML that sets it, notes after.
+    let notes = [
+        "core.path-safety.session-id-parent",
+        "core.path-safety.session-id-absolute",
+        "core.path-safety.session-id-backslash",
+        "core.format-resume-command.non-empty",
+        "core.format-resume-command.mentions-id",
+        "core.get-session-id.from-input",
+        "core.get-session-dir.non-empty",
+        "core.get-session-dir.absolute",
+        "core.resolve-session-file.contains-id",
+        "core.resolve-session-file.host-names",
+        "core.resolve-session-file.distinct-ids",
+        "core.session.write-then-read",
+        "hooks.lifecycle.fresh-not-installed",
+        "hooks.lifecycle.install",
+        "hooks.lifecycle.idempotent",
+        "hooks.lifecycle.force",
+        "hooks.lifecycle.local-dev",
+        "hooks.lifecycle.uninstall",
+        "hooks.lifecycle.uninstall-when-not-installed",
+        "hooks.lifecycle.user-hooks-not-installed",
+        "hooks.fire.reach-entire",
+        "hooks.user-data.fresh-install",
+        "hooks.user-data.existing-settings",
+        "hooks.user-data.no-leftovers",
+        "hooks.lifecycle.manual-uninstall",
+        "hooks.parse-hook.whole-stdin",
+        "session.enable-remove",
+        "session.enable-remove.linked-worktree",
+        "session.enable-remove.submodule",
+        "session.agent",
+        "session.agent.linked-worktree",
+        "session.agent.submodule",
+    ];
+    let first = "core.path-safety.write-session-ref-escapes";
+    passes_with("needsenv", &[], &[first], &notes);
+    let run = run_json(&wild("needsenv"), &[], &[]);
+    let message = run.messages(first);
+    assert!(
+        message.contains("not verified here: the plugin needs FOO_HOME, which its agent sets")
+            && message.contains("`env: {FOO_HOME: \"{{home}}/...\"}`"),
+        "{message}"
+    );
+    let again = run.messages("hooks.lifecycle.install");
+    assert!(
+        again.contains(&format!("(see {first}, where the run says it once)")),
+        "{again}"
+    );
+    // Its own case file sets FOO_HOME with `env:`: everything runs and passes.
+    let args = ["--cases", &cases("needsenv")];
+    passes_with("needsenv", &args, &[], &[]);
+    let run = run_json(&wild("needsenv"), &args, &[]);
+    for id in [
+        "needsenv.session-dir.under-foo-home",
+        "needsenv.session-dir.case-env",
+        "hooks.lifecycle.install",
+        "core.session.write-then-read",
+        "session.agent",
+    ] {
+        assert!(run.ids("passed").iter().any(|p| p == id), "{id} passes");
+    }
+}
+
+#[test]
+fn a_plugin_that_needs_entire_on_path_finds_the_stand_in() {
+    // install-hooks refuses without `entire` on PATH; the sandbox's
+    // stand-in is there, as the host is, and records the call it gets.
+    passes_with("needsentire", &[], &[], &[]);
+    let args = ["--cases", &cases("needsentire")];
+    passes_with("needsentire", &args, &[], &[]);
+    let run = run_json(&wild("needsentire"), &args, &[]);
+    let case = run.report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "needsentire.install.asks-the-host")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(case["outcome"]["kind"], "passed", "{case}");
+    assert_eq!(case["host_calls"], serde_json::json!(["entire --version"]));
+}
+
+#[test]
+fn a_plugin_named_like_the_retired_gemini_passes_for_the_newest_hosts_and_warns_for_the_older() {
+    // Judged for every release: gemini is built in on the older ones, where
+    // the plugin is never run; the finding names them, and --strict fails.
+    let plugin = wild("gemini");
+    let all = run_json(&plugin, &["--strict"], &[]);
+    assert_eq!(outcome(&all, "warning"), set(&["discovery.not-built-in"]));
+    assert_eq!(outcome(&all, "failed"), set(&[]));
+    let said = all.messages("discovery.not-built-in");
+    assert!(
+        said.starts_with("on entire 0.5.0–0.10.5 and perhaps 0.11.x")
+            && said.contains("`gemini` is a built-in agent: this plugin is never run there")
+            && said.contains("0.12.0 at the latest"),
+        "{said}"
+    );
+    assert_eq!(all.code, 1);
+    // Judged for the newest hosts only, which retired the built-in: it
+    // passes under --strict, its type "Gemini CLI" colliding with nothing.
+    let newest = run_json(&plugin, &["--strict", "--host-version", ">=0.12"], &[]);
+    assert_eq!(outcome(&newest, "warning"), set(&[]));
+    assert_eq!(outcome(&newest, "failed"), set(&[]));
+    assert_eq!(newest.report["hosts"]["releases"], "0.12.x");
+    assert_eq!(newest.code, 0);
+}

@@ -1,0 +1,190 @@
+//! Plugins in the wild (tests/common/wild.rs): installing hooks. An install
+//! count under another name; configs in TOML, YAML, INI and a trust list
+//! that keep the user's content (and their clobbering twins); a state file of
+//! the plugin's own; hooks the agent's own library fires; and writing under
+//! the git dir where `.git` is a file (linked worktrees, submodules).
+
+mod common;
+
+use common::run_json;
+use common::wild::{cases, failed_steps, passes_with, set, twin_fails, wild};
+
+#[test]
+fn a_renamed_install_count_only_degrades_and_the_lifecycle_is_still_checked() {
+    // {"count": N} decodes as hooks_installed 0: the host prints "already
+    // installed". One warning, at the case that covers the field; every
+    // lifecycle case after the install still runs and passes.
+    passes_with("renamedcount", &[], &["hooks.lifecycle.install"], &[]);
+    let run = run_json(&wild("renamedcount"), &[], &[]);
+    let message = run.messages("hooks.lifecycle.install");
+    assert!(message.contains("already installed"), "{message}");
+    for id in [
+        "hooks.lifecycle.idempotent",
+        "hooks.lifecycle.uninstall",
+        "hooks.user-data.fresh-install",
+        "session.enable-remove",
+    ] {
+        assert!(run.ids("passed").iter().any(|p| p == id), "{id} passes");
+    }
+}
+
+#[test]
+fn configs_in_toml_yaml_ini_and_a_trust_list_that_keep_the_users_content_pass_strict() {
+    // The user's own content is planted in each of its files (repository,
+    // XDG_CONFIG_HOME, HOME) before the install; the plugin merges into them.
+    let args = ["--strict", "--cases", &cases("manyformats")];
+    let run = run_json(&wild("manyformats"), &args, &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new(), "failures");
+    assert_eq!(run.ids("warning"), Vec::<String>::new(), "warnings");
+    assert_eq!(run.code, 0, "exit code");
+    assert!(
+        run.ids("passed")
+            .iter()
+            .any(|p| p == "hooks.user-data.existing-settings")
+    );
+}
+
+#[test]
+fn a_config_clobbered_in_any_format_or_a_trust_list_rewritten_fails_naming_file_and_key() {
+    let faults = [
+        (
+            "clobber-toml",
+            ".manyformats/hooks.toml (TOML",
+            "`agent_conform_user_model` was \"user-model-7\", now missing",
+        ),
+        (
+            "clobber-yaml",
+            "manyformats/config.yaml (YAML",
+            "`hooks` lost the user's items",
+        ),
+        (
+            "clobber-ini",
+            ".manyformats/settings.ini (INI",
+            "`hooks.agent_conform_user_entry` was \"echo agent-conform-user-hook\", now missing",
+        ),
+        (
+            "drop-trust",
+            ".manyformats/trusted.json (JSON",
+            "`folders` lost the user's items {\"path\":\"/home/user/trusted-project\",\"trusted\":true}",
+        ),
+        (
+            "trust-all",
+            ".manyformats/trusted.json (JSON",
+            "{\"path\":\"/home/user/untrusted-project\",\"trusted\":false} changed: now {\"path\":\"/home/user/untrusted-project\",\"trusted\":true}",
+        ),
+    ];
+    let args = [
+        "--only",
+        "hooks.user-data.*",
+        "--cases",
+        &cases("manyformats"),
+    ];
+    for (fault, file, key) in faults {
+        let run = run_json(&wild("manyformats"), &args, &[("MANYFORMATS_FAULT", fault)]);
+        let id = "hooks.user-data.existing-settings";
+        assert_eq!(run.ids("failed"), vec![id.to_string()], "{fault}");
+        let message = run.messages(id);
+        assert!(message.contains("user data lost in "), "{fault}: {message}");
+        assert!(message.contains(file), "{fault}: {message}");
+        assert!(message.contains(key), "{fault}: {message}");
+    }
+}
+
+#[test]
+fn a_state_file_of_the_plugins_own_must_be_named_or_it_is_the_users() {
+    // Without `own_files:`, the user's content planted in the plugin's state
+    // file must be kept too: the plugin deletes it on uninstall.
+    let run = run_json(&wild("manyformats"), &["--only", "hooks.user-data.*"], &[]);
+    let id = "hooks.user-data.existing-settings";
+    assert_eq!(run.ids("failed"), vec![id.to_string()]);
+    let message = run.messages(id);
+    assert!(
+        message.contains("the user's own file was deleted")
+            && message.contains("state/installed.json"),
+        "{message}"
+    );
+}
+
+#[test]
+fn hooks_fired_by_the_agents_own_library_bend_written_rules_only() {
+    // install-hooks changes nothing and reports 0, uninstall-hooks changes
+    // nothing, are-hooks-installed is always true: every hook-install
+    // finding is a written rule only, a warning that says why.
+    passes_with(
+        "libhooks",
+        &[],
+        &[
+            "hooks.lifecycle.fresh-not-installed",
+            "hooks.lifecycle.install",
+            "hooks.lifecycle.uninstall",
+            "hooks.user-data.existing-settings",
+            "session.enable-remove",
+        ],
+        // The same finding in the other work trees: said once (also in).
+        &[
+            "session.enable-remove.linked-worktree",
+            "session.enable-remove.submodule",
+        ],
+    );
+    let run = run_json(&wild("libhooks"), &["--only", "hooks.lifecycle.*"], &[]);
+    let message = run.messages("hooks.lifecycle.fresh-not-installed");
+    assert!(
+        message.contains("the agent's own library fires this plugin's hooks"),
+        "{message}"
+    );
+    // The twin: are-hooks-installed true while install-hooks writes files.
+    twin_fails(
+        "are-installed-always-true",
+        &[
+            "hooks.lifecycle.fresh-not-installed",
+            "session.enable-remove",
+        ],
+        "not the expected value",
+    );
+}
+
+#[test]
+fn writing_under_the_git_dir_as_git_resolves_it_passes_in_every_work_tree() {
+    // docs/host.md "Linked worktrees and submodules": the plugin follows
+    // `.git` when it is a file (gitdir:, commondir) and passes the hook
+    // lifecycle and the session in a linked worktree and a submodule too.
+    passes_with("gitexclude", &[], &[], &[]);
+    let run = run_json(&wild("gitexclude"), &["--only", "session.*"], &[]);
+    let passed = set(&run
+        .ids("passed")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    for kind in ["linked-worktree", "submodule"] {
+        for case in ["session.enable-remove", "session.agent"] {
+            let id = format!("{case}.{kind}");
+            assert!(passed.contains(&id), "{id} passes: {passed:?}");
+        }
+    }
+}
+
+#[test]
+fn joining_dot_git_naively_fails_install_hooks_in_a_linked_worktree() {
+    // The faulty twin: the reference writes a marker at <root>/.git/... once
+    // its hooks are written; in a plain repository nothing shows, in a
+    // linked worktree or a submodule install-hooks fails "Not a directory"
+    // (and are-hooks-installed would then answer true): `entire enable`
+    // fails there.
+    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "install-git-dir-naive")];
+    let run = run_json(
+        &common::reference(),
+        &["--only", "session.enable-remove*"],
+        &fault,
+    );
+    assert_eq!(
+        run.ids("failed"),
+        vec![
+            "session.enable-remove.linked-worktree".to_string(),
+            "session.enable-remove.submodule".to_string()
+        ]
+    );
+    assert_eq!(
+        failed_steps(&run, "session.enable-remove.linked-worktree"),
+        vec!["entire enable · install-hooks".to_string()]
+    );
+}
