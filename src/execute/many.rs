@@ -30,7 +30,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Vec<RunReport> {
     let start = Instant::now();
-    crate::running::machine::become_subreaper();
+    crate::running::bounds::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
     let mut runs: Vec<Run> = plugins
         .iter()

@@ -84,7 +84,7 @@ pub struct Options {
     /// Confine the plugin's writes to its sandbox (see [`crate::running::confine`]).
     pub confine: bool,
     /// The largest file a plugin call may write, and the most its sandbox
-    /// may hold, in bytes (`--max-write`; see [`crate::running::machine`]).
+    /// may hold, in bytes (`--max-write`; see [`crate::running::bounds`]).
     pub max_write: u64,
 }
 
@@ -124,7 +124,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> RunReport {
     let start = Instant::now();
-    crate::running::machine::become_subreaper();
+    crate::running::bounds::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
     let mut run = Run::new(plugin, suite, schemas, options, progress, &corpora);
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
@@ -155,7 +155,7 @@ pub fn run(
 /// leftovers were killed when it returned; this is the last look), and says
 /// so on stderr.
 fn sweep_processes() {
-    let left = crate::running::machine::sweep();
+    let left = crate::running::bounds::sweep();
     if left.is_empty() {
         return;
     }

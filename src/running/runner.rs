@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::running::confine::{self, Confinement};
 use crate::running::interrupt;
-use crate::running::machine::{self, Guard, Lingering, Oversize};
+use crate::running::bounds::{self, Guard, Lingering, Oversize};
 
 use crate::host::invocation::OUTPUT_LIMIT;
 
@@ -71,7 +71,7 @@ pub struct Invocation {
     pub expect_stdout: Option<Bytes>,
     /// Writes allowed only beneath the sandbox (`None`: unconfined).
     pub confine: Option<Confinement>,
-    /// Bounds on the call's writes and processes (see [`crate::running::machine`]);
+    /// Bounds on the call's writes and processes (see [`crate::running::bounds`]);
     /// `None`: unbounded.
     pub guard: Option<Guard>,
 }
@@ -152,7 +152,7 @@ pub struct Outcome {
     pub blocked_writes: Vec<PathBuf>,
     /// The signal that ended the plugin, if one did.
     pub signal: Option<i32>,
-    /// The sandbox went over the write limit (see [`crate::running::machine`]).
+    /// The sandbox went over the write limit (see [`crate::running::bounds`]).
     pub oversize: Option<Oversize>,
     /// Processes of the call still alive after it returned, outside its
     /// process group: killed, and reported.
@@ -257,19 +257,19 @@ pub fn run(inv: &Invocation) -> Outcome {
     let Some(entry) = interrupt::Entry::enter() else {
         return spawn_failure(inv, io::Error::other("the run was interrupted"), start);
     };
-    let marker = inv.guard.as_ref().map(|_| machine::next_marker());
-    let spawning = machine::Spawning::enter();
+    let marker = inv.guard.as_ref().map(|_| bounds::next_marker());
+    let spawning = bounds::Spawning::enter();
     let mut child = match spawn(inv, marker.as_deref()) {
         Ok(child) => child,
         Err(err) => return spawn_failure(inv, err, start),
     };
     let pid = child.id();
     // Its process is the standard library's to wait for, not the orphan
-    // reaper's (see crate::running::machine).
-    let _leader = machine::Leader::track(pid);
+    // reaper's (see crate::running::bounds).
+    let _leader = bounds::Leader::track(pid);
     drop(spawning);
     if let Some(guard) = &inv.guard {
-        machine::limit_writes(pid, guard.max_write);
+        bounds::limit_writes(pid, guard.max_write);
     }
     // Killed with the run should it be interrupted (see crate::running::interrupt).
     let _group = interrupt::Group::track(pid, &entry);
@@ -291,7 +291,7 @@ pub fn run(inv: &Invocation) -> Outcome {
     let reap = || {
         marker
             .as_deref()
-            .map_or_else(Vec::new, |m| machine::reap(m, pid))
+            .map_or_else(Vec::new, |m| bounds::reap(m, pid))
     };
     let ended = end(
         child,
@@ -314,7 +314,7 @@ pub fn run(inv: &Invocation) -> Outcome {
     let oversize = inv
         .guard
         .as_ref()
-        .and_then(|g| g.check(signal == Some(machine::SIGXFSZ)));
+        .and_then(|g| g.check(signal == Some(bounds::SIGXFSZ)));
     Outcome {
         blocked_writes,
         signal,
@@ -459,7 +459,7 @@ fn spawn(inv: &Invocation, marker: Option<&str>) -> io::Result<Child> {
         cmd.env(key, value);
     }
     if let Some(marker) = marker {
-        cmd.env(machine::MARKER_VAR, marker);
+        cmd.env(bounds::MARKER_VAR, marker);
     }
     new_process_group(&mut cmd);
     match &inv.confine {
@@ -499,7 +499,7 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
     };
     if let Some(delay) = delay {
         thread::spawn(move || {
-            let _own = machine::OwnThread::enter();
+            let _own = bounds::OwnThread::enter();
             let (first, second) = bytes.split_at(bytes.len() / 2);
             thread::sleep(delay / 2);
             let _ = pipe.write_all(first).and_then(|()| pipe.flush());
@@ -516,7 +516,7 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
         return;
     }
     thread::spawn(move || {
-        let _own = machine::OwnThread::enter();
+        let _own = bounds::OwnThread::enter();
         let _ = pipe.write_all(&bytes);
         drop(pipe);
     });
@@ -541,7 +541,7 @@ pub(super) struct Sink {
 fn read_bounded<R: Read + Send + 'static>(mut pipe: R, sink: Sink) -> Receiver<Captured> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        let _own = machine::OwnThread::enter();
+        let _own = bounds::OwnThread::enter();
         let mut reading = Reading::new(sink);
         let mut buf = vec![0u8; 64 * 1024];
         loop {
@@ -628,7 +628,7 @@ fn wait_with_deadline(
     let pid = child.id();
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        let _own = machine::OwnThread::enter();
+        let _own = bounds::OwnThread::enter();
         let status = child.wait();
         let _ = tx.send(status);
     });

@@ -303,7 +303,7 @@ fn probe(found: &mut Found, options: &Options) {
     inv.env = sandbox.env();
     inv.env_remove = sandbox::env_remove();
     // Nothing the call leaves running outlives it.
-    inv.guard = Some(sandbox.guard(crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20));
+    inv.guard = Some(sandbox.guard(crate::running::bounds::DEFAULT_MAX_WRITE_MIB << 20));
     let outcome = runner::run(&inv);
     let (verdict, reason, info) = judge_info(&found.name, options.timeout, &outcome);
     found.verdict = verdict;

@@ -479,7 +479,7 @@ fn discover(
         timeout: options.timeout,
         sandbox_base: options.sandbox_base.clone(),
         confine: crate::running::confine::probe().is_ok(),
-        max_write: crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20,
+        max_write: crate::running::bounds::DEFAULT_MAX_WRITE_MIB << 20,
     };
     let members = crate::verbs::discover::members(&found);
     let conflicts = execute::together::check(&members, &settings);
