@@ -95,6 +95,7 @@ fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         cases,
         wall: Duration::from_millis(1234),
         invocations: Duration::from_millis(2345),
+        deliberate_wait: Duration::ZERO,
         jobs: 2,
         seed: 42,
         peak_rss_bytes: Some(12 << 20),

@@ -42,13 +42,14 @@ use crate::suite::schema::Schemas;
 use crate::suite::template::{Bindings, Template, expand_json};
 
 mod actions;
-mod at_once;
 pub mod breaker;
 mod fold;
 mod hosts;
+mod late_stdin;
 pub mod many;
 mod newest;
 mod once;
+mod pool;
 mod property;
 mod reach;
 mod schedule;
@@ -148,7 +149,14 @@ pub fn run(
     let info = run.info_value();
     run.depot.finish();
     sweep_processes();
-    run_report(plugin, info, options, reports, start.elapsed())
+    run_report(
+        plugin,
+        info,
+        options,
+        &suite.cases,
+        reports,
+        start.elapsed(),
+    )
 }
 
 /// Kills whatever of the run's plugin calls is still alive (each call's

@@ -203,7 +203,7 @@ impl Run<'_> {
     ) -> StepEnd {
         match self.ready(case, index, item, sandbox, state) {
             Ok(ready) => {
-                let outcome = runner::run(&ready.inv);
+                let outcome = self.call(&ready.inv);
                 self.judged(case, index, item, sandbox, state, ready, outcome)
             }
             Err(end) => end,
@@ -334,9 +334,9 @@ impl Run<'_> {
             }
         };
         if let Some((n, _)) = item {
-            report
-                .findings
-                .extend(super::at_once::late_answer(step, n, &inv, &outcome, state));
+            report.findings.extend(super::late_stdin::late_answer(
+                step, n, &inv, &outcome, state,
+            ));
             let answer = (outcome.exit_code(), outcome.stdout.clone());
             state.item_answers.insert((base.clone(), n), answer);
         }
