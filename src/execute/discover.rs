@@ -20,7 +20,7 @@ use crate::host::range::HostRange;
 use crate::judge::{external_agents, registration};
 use crate::outcome::discover::{Discovery, Found, Registration};
 use crate::outcome::many::Conflict;
-use crate::running::machine::DEFAULT_MAX_WRITE_MIB;
+use crate::running::bounds::DEFAULT_MAX_WRITE_MIB;
 use crate::running::runner::{self, Invocation};
 use crate::running::sandbox::{self, Sandbox};
 

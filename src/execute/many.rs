@@ -5,9 +5,28 @@
 //!
 //! The gates run first, a few plugins at a time; a plugin whose gate failed
 //! has its other cases not run, as alone. Each plugin's depot is given the
-//! order in which the workers will take its own tasks.
+//! order in which the workers will take its own tasks. A case with a
+//! deliberate wait goes first, whichever plugin's, and lends its job slot
+//! for the wait (see [`super::pool`]): the waits of N plugins overlap each
+//! other and the rest of the run.
 
-use super::*;
+use std::cmp::Reverse;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::late_stdin::deliberate_wait;
+use super::{
+    Options, Run, Slot, not_run, once, pool, property, run_report, sandbox_prefix, sweep_processes,
+};
+use crate::host::invocation::WorkTree;
+use crate::outcome::results::{CaseReport, RunReport};
+use crate::report::progress::Progress;
+use crate::suite::case::{Case, Suite};
+use crate::suite::schema::Schemas;
 
 /// One task of the shared pool: a case (or one unit of it) of one plugin.
 struct Task {
@@ -30,7 +49,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Vec<RunReport> {
     let start = Instant::now();
-    crate::running::machine::become_subreaper();
+    crate::running::bounds::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
     let mut runs: Vec<Run> = plugins
         .iter()
@@ -71,7 +90,9 @@ pub fn run(
         .iter()
         .zip(infos)
         .zip(reports)
-        .map(|((plugin, info), cases)| run_report(plugin, info, options, cases, wall))
+        .map(|((plugin, info), reports)| {
+            run_report(plugin, info, options, &suite.cases, reports, wall)
+        })
         .collect()
 }
 
@@ -125,26 +146,18 @@ fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
         .map(|u| u.iter().map(|&n| AtomicUsize::new(n)).collect())
         .collect();
     let tasks = plan(runs, open, cases, &units);
-    let next = AtomicUsize::new(0);
     let jobs = open.first().map_or(1, |&k| runs[k].options.jobs);
-    let workers = jobs.clamp(1, tasks.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let n = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(task) = tasks.get(n) else {
-                        break;
-                    };
-                    let run = &runs[open[task.plugin]];
-                    let remaining = &remaining[task.plugin][task.case];
-                    let finished =
-                        run.case(cases[task.case], task.unit, Some(task.local), remaining);
-                    if let Ok(mut slot) = slots[task.plugin][task.case].lock() {
-                        slot[task.unit.unwrap_or(0)] = Some(finished);
-                    }
-                }
-            });
+    let lenders = tasks
+        .iter()
+        .filter(|t| !deliberate_wait(cases[t.case]).is_zero())
+        .count();
+    pool::run(tasks.len(), jobs, lenders, |n| {
+        let task = &tasks[n];
+        let run = &runs[open[task.plugin]];
+        let remaining = &remaining[task.plugin][task.case];
+        let finished = run.case(cases[task.case], task.unit, Some(task.local), remaining);
+        if let Ok(mut slot) = slots[task.plugin][task.case].lock() {
+            slot[task.unit.unwrap_or(0)] = Some(finished);
         }
     });
     slots
@@ -154,13 +167,13 @@ fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
         .collect()
 }
 
-/// Every task of every open plugin, the longest first (ties keep the
-/// plugins' order), each plugin's depot told its own part of that order.
+/// Every task of every open plugin, a deliberate wait first, then the
+/// longest (ties keep the plugins' order), each plugin's depot told its own part of that order.
 fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> Vec<Task> {
-    let mut weighted: Vec<(usize, Task)> = Vec::new();
+    let mut weighted: Vec<((std::time::Duration, usize), Task)> = Vec::new();
     for (p, &k) in open.iter().enumerate() {
         for (i, &n) in units[p].iter().enumerate() {
-            let weight = runs[k].weight(cases[i]) / n.max(1);
+            let weight = runs[k].order(cases[i], n);
             let task = |unit| Task {
                 plugin: p,
                 case: i,
@@ -173,7 +186,7 @@ fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> 
             }
         }
     }
-    weighted.sort_by_key(|(weight, _)| std::cmp::Reverse(*weight));
+    weighted.sort_by_key(|(weight, _)| Reverse(*weight));
     let mut plans: Vec<Vec<Option<(String, WorkTree)>>> = open.iter().map(|_| Vec::new()).collect();
     let tasks: Vec<Task> = weighted
         .into_iter()

@@ -22,7 +22,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
-use crate::host::invocation::WorkTree;
 use crate::judge::checks::Finding;
 use crate::judge::roundtrip;
 use crate::judge::userdata::UserData;
@@ -30,24 +29,25 @@ use crate::outcome::kept;
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport, StepReport};
 use crate::report::progress::Progress;
 use crate::running::depot::Depot;
-use crate::running::runner::{self, Invocation, Termination};
+use crate::running::runner;
 use crate::running::sandbox::Sandbox;
 use crate::suite::case::{
-    Case, Fixtures, Property, RefusalOutcome, RoundTripCorpus, Sample, Severity, Source, Suite,
+    Case, Fixtures, RefusalOutcome, RoundTripCorpus, Sample, Severity, Suite,
 };
 use crate::suite::generate::Input;
 use crate::suite::schema::Schemas;
 
 mod actions;
-mod at_once;
 pub mod breaker;
 pub mod conflicts;
 pub mod discover;
 mod fold;
 mod hosts;
+mod late_stdin;
 pub mod many;
 mod newest;
 mod once;
+mod pool;
 mod property;
 mod reach;
 mod schedule;
@@ -82,7 +82,7 @@ pub struct Options {
     /// Confine the plugin's writes to its sandbox (see [`crate::running::confine`]).
     pub confine: bool,
     /// The largest file a plugin call may write, and the most its sandbox
-    /// may hold, in bytes (`--max-write`; see [`crate::running::machine`]).
+    /// may hold, in bytes (`--max-write`; see [`crate::running::bounds`]).
     pub max_write: u64,
 }
 
@@ -122,7 +122,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> RunReport {
     let start = Instant::now();
-    crate::running::machine::become_subreaper();
+    crate::running::bounds::become_subreaper();
     let corpora = property::Corpora::new(options.seed);
     let mut run = Run::new(plugin, suite, schemas, options, progress, &corpora);
     let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
@@ -146,14 +146,21 @@ pub fn run(
     let info = run.info_value();
     run.depot.finish();
     sweep_processes();
-    run_report(plugin, info, options, reports, start.elapsed())
+    run_report(
+        plugin,
+        info,
+        options,
+        &suite.cases,
+        reports,
+        start.elapsed(),
+    )
 }
 
 /// Kills whatever of the run's plugin calls is still alive (each call's
 /// leftovers were killed when it returned; this is the last look), and says
 /// so on stderr.
 fn sweep_processes() {
-    let left = crate::running::machine::sweep();
+    let left = crate::running::bounds::sweep();
     if left.is_empty() {
         return;
     }

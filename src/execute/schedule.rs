@@ -1,10 +1,24 @@
-//! One plugin's cases on the pool of workers: the longest first, a round
-//! trip over several inputs split into units (one per input) and merged
-//! back in input order, and each case's weight for that order. Split from
-//! `mod.rs`, which runs one case; [`super::many`] schedules several plugins
-//! with the same pieces.
+//! One plugin's cases on the pool of workers (see [`super::pool`]): a case
+//! with a deliberate wait first (its wait then overlaps the rest of the
+//! run), then the longest first, a round trip over several inputs split
+//! into units (one per input) and merged back in input order, and each
+//! case's weight for that order. Split from `mod.rs`, which runs one case;
+//! [`super::many`] schedules several plugins with the same pieces.
 
-use super::*;
+use std::cmp::Reverse;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::late_stdin::deliberate_wait;
+use super::{
+    Finished, Run, Slot, downgrade, not_run, pool, report_shell, roundtrip, sandbox_prefix, worst,
+};
+use crate::outcome::results::{CaseOutcome, CaseReport};
+use crate::suite::case::{Case, Property, Source};
 
 impl Run<'_> {
     /// Runs cases on `jobs` threads; results land in their suite slots. A
@@ -19,8 +33,9 @@ impl Run<'_> {
             .map(|&n| Mutex::new((0..n.max(1)).map(|_| None).collect()))
             .collect();
         let remaining: Vec<AtomicUsize> = units.iter().map(|&n| AtomicUsize::new(n)).collect();
-        // The longest work first, so that no worker is left with a long case
-        // at the end while the others idle; the report keeps suite order.
+        // A deliberate wait first, then the longest work, so that no worker
+        // is left with a long case at the end while the others idle; the
+        // report keeps suite order.
         let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
         for (i, &n) in units.iter().enumerate() {
             match n {
@@ -28,29 +43,22 @@ impl Run<'_> {
                 n => tasks.extend((0..n).map(|u| (i, Some(u)))),
             }
         }
-        tasks.sort_by_key(|&(i, _)| std::cmp::Reverse(self.weight(cases[i]) / units[i].max(1)));
+        tasks.sort_by_key(|&(i, _)| Reverse(self.order(cases[i], units[i])));
         let plan = tasks.iter().map(|&(i, _)| {
             let case = cases[i];
             self.declared(case)
                 .then(|| (sandbox_prefix(&case.id), case.work_tree))
         });
         self.depot.plan(plan.collect());
-        let next = AtomicUsize::new(0);
-        let workers = self.options.jobs.clamp(1, tasks.len().max(1));
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| {
-                    loop {
-                        let n = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(&(i, unit)) = tasks.get(n) else {
-                            break;
-                        };
-                        let finished = self.case(cases[i], unit, Some(n), &remaining[i]);
-                        if let Ok(mut slot) = slots[i].lock() {
-                            slot[unit.unwrap_or(0)] = Some(finished);
-                        }
-                    }
-                });
+        let lenders = tasks
+            .iter()
+            .filter(|&&(i, _)| !deliberate_wait(cases[i]).is_zero())
+            .count();
+        pool::run(tasks.len(), self.options.jobs, lenders, |n| {
+            let (i, unit) = tasks[n];
+            let finished = self.case(cases[i], unit, Some(n), &remaining[i]);
+            if let Ok(mut slot) = slots[i].lock() {
+                slot[unit.unwrap_or(0)] = Some(finished);
             }
         });
         self.assemble(slots, cases)
@@ -156,6 +164,14 @@ impl Run<'_> {
             return;
         }
         merged.sandbox = target.or_else(|| kept.into_iter().next());
+    }
+
+    /// Where a task of `case` (split into `units`) goes in the pool's
+    /// order, greatest first: a deliberate wait before everything (it then
+    /// overlaps the rest of the run, its slot lent meanwhile), then the
+    /// task's weight.
+    pub(super) fn order(&self, case: &Case, units: usize) -> (Duration, usize) {
+        (deliberate_wait(case), self.weight(case) / units.max(1))
     }
 
     /// About how many invocations' worth of time a case takes, to schedule

@@ -73,14 +73,17 @@ impl<'a> Run<'a> {
     }
 }
 
-/// The report of one plugin's run, from its cases' reports.
+/// The report of one plugin's run, from its cases' reports (and the suite's
+/// cases, for the longest deliberate wait of those that ran).
 pub(super) fn run_report(
     plugin: &Path,
     info: Option<Value>,
     options: &Options,
+    suite_cases: &[Case],
     reports: Vec<CaseReport>,
     wall: Duration,
 ) -> RunReport {
+    let deliberate_wait = super::late_stdin::longest_wait(suite_cases, &reports);
     let invocations = reports
         .iter()
         .flat_map(|c| c.steps.iter().map(|s| s.duration))
@@ -92,6 +95,7 @@ pub(super) fn run_report(
         cases: reports,
         wall,
         invocations,
+        deliberate_wait,
         jobs: options.jobs,
         seed: options.seed,
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),

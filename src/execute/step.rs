@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::execute::at_once::late_answer;
 use crate::execute::hosts::{as_called, called_as, case_hosts};
+use crate::execute::late_stdin::late_answer;
 use crate::execute::{CaseState, Run, StepEnd, defer_stdin, downgrade, reach};
 use crate::host::positions;
 use crate::judge::checks::{self, Finding, Judged, StepContext};
@@ -218,7 +218,7 @@ impl Run<'_> {
     ) -> StepEnd {
         match self.ready(case, index, item, sandbox, state) {
             Ok(ready) => {
-                let outcome = runner::run(&ready.inv);
+                let outcome = self.call(&ready.inv);
                 self.judged(case, index, item, sandbox, state, ready, outcome)
             }
             Err(end) => end,

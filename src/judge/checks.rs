@@ -218,7 +218,7 @@ pub fn universal(timeout_secs: f64, out: &Outcome) -> Vec<Finding> {
 fn killed_from_outside(out: &Outcome) -> Option<Finding> {
     let by_signal = out.termination == Termination::Exited(None)
         && !out.stdout_overflow
-        && !(out.oversize.is_some() && out.signal == Some(crate::running::machine::SIGXFSZ));
+        && !(out.oversize.is_some() && out.signal == Some(crate::running::bounds::SIGXFSZ));
     by_signal.then(|| {
         Finding::failure("was killed by a signal (it crashed, or was killed from outside)")
             .kind(Kind::Crashed)
@@ -288,12 +288,12 @@ fn every_call(timeout_secs: f64, out: &Outcome, findings: &mut Vec<Finding>) {
 }
 
 /// What the call did to the machine beyond its sandbox's rules (see
-/// [`crate::running::machine`]): a write past the limit fails in every case, as a
+/// [`crate::running::bounds`]): a write past the limit fails in every case, as a
 /// flood does; a process left running is a warning.
 fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
     if let Some(over) = &out.oversize {
         findings.push(Finding::hard(over.message()).kind(Kind::DiskFlood));
-    } else if out.signal == Some(crate::running::machine::SIGXFSZ) {
+    } else if out.signal == Some(crate::running::bounds::SIGXFSZ) {
         findings.push(
             Finding::hard(
                 "was killed by SIGXFSZ: it wrote past the file size limit agent-conform sets \

@@ -179,6 +179,10 @@ pub struct RunReport {
     /// Sum of all invocations' wall times.
     #[serde(skip)]
     pub invocations: Duration,
+    /// The longest deliberate wait of the run's calls (a late stdin's
+    /// delay, `stdin_delay_ms`): no run can be shorter.
+    #[serde(skip)]
+    pub deliberate_wait: Duration,
     /// Cases run in parallel.
     pub jobs: usize,
     /// Seed of the generated inputs.

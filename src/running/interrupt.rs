@@ -11,7 +11,7 @@
 //! 1. raises the flag that stops new plugin calls and new sandboxes, and
 //!    waits for those already being made ([`Entry`]);
 //! 2. kills the process group of every running plugin call ([`Group`]),
-//!    and every process that left one ([`crate::running::machine::sweep`]);
+//!    and every process that left one ([`crate::running::bounds::sweep`]);
 //! 3. deletes every sandbox of the run, kept ones included, and the run's
 //!    folder ([`crate::running::runs`]): no report will name them;
 //! 4. says so on stderr and exits with 128 + the signal's number, as a shell
@@ -159,7 +159,7 @@ mod unix {
             kill_group(pid);
         }
         // What left those groups (a daemon in a session of its own).
-        let _ = crate::running::machine::sweep();
+        let _ = crate::running::bounds::sweep();
         let sandboxes: Vec<PathBuf> = SANDBOXES.lock().map(|s| s.clone()).unwrap_or_default();
         for root in &sandboxes {
             let _ = std::fs::remove_dir_all(root);

@@ -2,10 +2,10 @@
 //! runs in, confinement, bounds on writes and leftover processes,
 //! interruption, and the folders of runs.
 
+pub mod bounds;
 pub mod confine;
 pub mod depot;
 pub mod interrupt;
-pub mod machine;
 #[cfg(target_os = "linux")]
 pub(crate) mod polled;
 pub mod rerun;

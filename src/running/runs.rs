@@ -167,7 +167,7 @@ impl Removed {
         let mut line = format!(
             "removed the kept sandboxes of {} run(s), {}, from {}",
             self.runs,
-            crate::running::machine::size_text(self.bytes),
+            crate::running::bounds::size_text(self.bytes),
             runs_dir.display()
         );
         if self.running > 0 {

@@ -49,7 +49,7 @@ pub struct Sandbox {
     root: PathBuf,
     confinement: Option<Confinement>,
     /// What the sandbox's file system used when it was last measured (see
-    /// [`crate::running::machine::Guard`]).
+    /// [`crate::running::bounds::Guard`]).
     measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The kind of git work tree the repository is.
     work_tree: WorkTree,
@@ -97,7 +97,7 @@ impl Sandbox {
         crate::running::worktree::make(&sandbox.root.join(NEST), work_tree, git_skeleton()?)?;
         // Made off the workers' path (see the depot module): the first call in
         // the sandbox need not walk it.
-        let used = crate::running::machine::baseline(&sandbox.root);
+        let used = crate::running::bounds::baseline(&sandbox.root);
         sandbox
             .measured
             .store(used, std::sync::atomic::Ordering::Relaxed);
@@ -129,9 +129,9 @@ impl Sandbox {
     }
 
     /// The bounds of a plugin call in this sandbox: files of at most
-    /// `max_write` bytes, and as much in all (see [`crate::running::machine`]).
-    pub fn guard(&self, max_write: u64) -> crate::running::machine::Guard {
-        crate::running::machine::Guard {
+    /// `max_write` bytes, and as much in all (see [`crate::running::bounds`]).
+    pub fn guard(&self, max_write: u64) -> crate::running::bounds::Guard {
+        crate::running::bounds::Guard {
             root: self.root.clone(),
             max_write,
             measured: self.measured.clone(),

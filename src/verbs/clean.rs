@@ -39,7 +39,7 @@ pub(super) fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError
     } else {
         text.push_str(&format!(
             "freed {}\n",
-            crate::running::machine::size_text(freed)
+            crate::running::bounds::size_text(freed)
         ));
     }
     print_stdout(&text);

@@ -63,7 +63,7 @@ pub fn query_info(plugin: &Path) -> Result<Info, UsageError> {
     inv.env = sandbox.env();
     inv.env_remove = sandbox::env_remove();
     // Nothing the call leaves running outlives it.
-    inv.guard = Some(sandbox.guard(crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20));
+    inv.guard = Some(sandbox.guard(crate::running::bounds::DEFAULT_MAX_WRITE_MIB << 20));
     let outcome = crate::running::runner::run(&inv);
     match &outcome.termination {
         Termination::Exited(Some(0)) => {}

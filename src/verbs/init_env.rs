@@ -66,7 +66,7 @@ fn invocation(plugin: &Path, sandbox: &Sandbox, args: Vec<String>) -> Invocation
     inv.env = sandbox.env();
     inv.env_remove = sandbox::env_remove();
     inv.path_first = Some(sandbox.bin());
-    inv.guard = Some(sandbox.guard(crate::running::machine::DEFAULT_MAX_WRITE_MIB << 20));
+    inv.guard = Some(sandbox.guard(crate::running::bounds::DEFAULT_MAX_WRITE_MIB << 20));
     inv
 }
 

@@ -53,7 +53,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         confine: !args.no_confine && confinement_available(),
         max_write: args
             .max_write
-            .unwrap_or(crate::running::machine::DEFAULT_MAX_WRITE_MIB)
+            .unwrap_or(crate::running::bounds::DEFAULT_MAX_WRITE_MIB)
             << 20,
     };
     let code = if plugins.len() == 1 {

@@ -88,6 +88,7 @@ pub fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         wall: Duration::from_millis(1234),
         invocations: Duration::from_millis(2345),
         jobs: 2,
+        deliberate_wait: Duration::ZERO,
         seed: 42,
         peak_rss_bytes: Some(12 << 20),
     }

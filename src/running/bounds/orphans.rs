@@ -2,7 +2,7 @@
 //! harness is a child subreaper, so they become its children, marker or
 //! not; this module tells them from the harness's own children and from
 //! the calls still running, kills and reports them, and waits for those
-//! that exited (see the header of `machine.rs`).
+//! that exited (see the header of `bounds.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
