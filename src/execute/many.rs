@@ -57,7 +57,6 @@ pub fn run(
         reports.push(all);
     }
     for all in reports.iter_mut() {
-        once::once_per_variable(all);
         super::fold::fold(all);
     }
     progress.done();

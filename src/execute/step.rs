@@ -377,8 +377,9 @@ impl Run<'_> {
                     "{}; its own sample transcripts are checked instead",
                     refusal.note
                 ),
+                refusal.variable,
             ),
-            _ => StepEnd::Refused(refusal.outcome, refusal.note),
+            _ => StepEnd::Refused(refusal.outcome, refusal.note, refusal.variable),
         }
     }
 
@@ -451,11 +452,7 @@ fn continued(
     refusal: &crate::suite::case::Refusal,
     bindings: &Bindings<'_>,
 ) -> (Option<Finding>, BTreeMap<String, Value>) {
-    let finding = match refusal.outcome {
-        RefusalOutcome::Pass => None,
-        RefusalOutcome::Warning => Some(Finding::warning(refusal.note.clone())),
-        RefusalOutcome::Note => Some(Finding::note(refusal.note.clone())),
-    };
+    let finding = super::refused(refusal.outcome, &refusal.note, refusal.variable.clone());
     let mut captures = BTreeMap::new();
     let mut problems = Vec::new();
     for (name, template) in &refusal.continue_with {

@@ -71,8 +71,10 @@ impl Run<'_> {
                 StepEnd::Stop => return None,
                 // A refusal the step itself allows (`on_refusal`) weighs as
                 // it says, in every pass: it is no refusal of the transcript.
-                StepEnd::Refused(outcome, note) if case.steps[index].value.on_refusal.is_some() => {
-                    refusal_finding(case, state, outcome, &note);
+                StepEnd::Refused(outcome, note, variable)
+                    if case.steps[index].value.on_refusal.is_some() =>
+                {
+                    refusal_finding(case, state, refused(outcome, &note, variable));
                     return None;
                 }
                 StepEnd::Refused(..) => return Some(case.step_name(index)),
@@ -121,7 +123,7 @@ impl Run<'_> {
             .reports
             .last()
             .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
-        let (kind, message) = if later {
+        let (kind, message, what) = if later {
             // An empty answer after the plugin had answered the same
             // transcript (a position measured from the file's size, say).
             (
@@ -133,6 +135,7 @@ impl Run<'_> {
                  only on a transcript it reads (name a sample of yours: `transcripts:`)",
                     each.generic
                 ),
+                None,
             )
         } else {
             // The JSON report carries no stderr, so the message quotes it.
@@ -148,15 +151,14 @@ impl Run<'_> {
             } else {
                 ": another agent's format, or a subcommand that does not work"
             };
+            let what = format!(
+                "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
+                each.generic
+            );
             (
                 Kind::Unverified,
-                super::fold::unverified_message(
-                    &format!(
-                        "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
-                        each.generic
-                    ),
-                    case.group(),
-                ),
+                super::fold::unverified_message(&what, case.group()),
+                Some(what),
             )
         };
         let mut finding = Finding {
@@ -165,8 +167,11 @@ impl Run<'_> {
             } else {
                 Severity::Note
             },
-            ..Finding::failure(message.clone()).kind(kind)
+            ..Finding::failure(message.clone()).kind(kind).noted()
         };
+        if let Some(what) = what {
+            finding = finding.with_subject(case.group()).with_gist(what);
+        }
         finding.cap(case.severity);
         if let Some(last) = state.reports.last_mut() {
             last.findings.push(finding);
@@ -220,7 +225,7 @@ impl Run<'_> {
         };
         let mut finding = Finding {
             severity,
-            ..Finding::failure(message.clone())
+            ..Finding::failure(message.clone()).noted()
         };
         finding.cap(case.severity);
         if let Some(last) = state.reports.last_mut() {
