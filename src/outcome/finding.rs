@@ -175,3 +175,18 @@ pub fn unified_diff(expected: &str, actual: &str) -> String {
         .header("expected", "actual")
         .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_is_data_and_reports_print_it_first() {
+        let found = Finding::failure("chunk 2 is over the limit").with_context("seed 1, crlf");
+        assert_eq!(found.message, "chunk 2 is over the limit");
+        assert_eq!(found.context(), Some("seed 1, crlf"));
+        assert_eq!(found.text(), "(seed 1, crlf) chunk 2 is over the limit");
+        assert_eq!(Finding::note("plain").text(), "plain");
+        assert_eq!(Finding::note("plain").subject(), None);
+    }
+}

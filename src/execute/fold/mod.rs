@@ -46,6 +46,7 @@ fn reweigh(report: &mut CaseReport) {
 
 #[cfg(test)]
 mod tests {
+    use super::agent_variables::once_per_variable;
     use super::unverified::{unverified_message, unverified_once};
     use super::work_trees::work_trees_once;
     use crate::host::Severity;
@@ -170,5 +171,45 @@ mod tests {
         work_trees_once(&mut reports);
         assert_eq!(reports[1].outcome, CaseOutcome::Failed);
         assert_eq!(reports[1].steps[0].findings[0].message, "Not a directory");
+    }
+
+    fn needs(variable: &str) -> Finding {
+        let note = crate::host::agent_env::not_verified(variable);
+        Finding::warning(note)
+            .kind(Kind::AgentVariable)
+            .with_subject(variable)
+            .noted()
+    }
+
+    #[test]
+    fn a_variable_the_agent_sets_warns_once_by_its_subject_and_the_note_follows() {
+        let mut reports = vec![
+            case("a", "", vec![needs("FOO_HOME")]),
+            case("b", "", vec![needs("FOO_HOME")]),
+            case("c", "", vec![needs("BAR_DIR")]),
+        ];
+        for report in &mut reports {
+            report.note = Some(report.steps[0].findings[0].message.clone());
+        }
+        once_per_variable(&mut reports);
+        assert_eq!(reports[0].outcome, CaseOutcome::Warning);
+        assert_eq!(reports[2].outcome, CaseOutcome::Warning);
+        assert_eq!(reports[1].outcome, CaseOutcome::Note);
+        let again = &reports[1].steps[0].findings[0];
+        assert_eq!(again.kind, Kind::AgentVariable);
+        assert_eq!(again.subject(), Some("FOO_HOME"));
+        assert_eq!(reports[1].note.as_deref(), Some(again.message.as_str()));
+        assert_ne!(reports[0].note.as_deref(), Some(again.message.as_str()));
+    }
+
+    #[test]
+    fn a_message_naming_a_variable_without_the_kind_is_left_alone() {
+        let text = crate::host::agent_env::not_verified("FOO_HOME");
+        let mut reports = vec![
+            case("a", "", vec![needs("FOO_HOME")]),
+            case("b", "", vec![Finding::warning(text)]),
+        ];
+        once_per_variable(&mut reports);
+        assert_eq!(reports[1].outcome, CaseOutcome::Warning);
     }
 }
