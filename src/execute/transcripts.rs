@@ -87,7 +87,7 @@ impl Run<'_> {
     /// host never sends it: with samples, only a note on the case; without,
     /// the capability is unverified, a finding of kind
     /// [`Kind::Unverified`] that the run says once per capability, as a
-    /// warning ([`super::fold::unverified_once`]).
+    /// warning (`fold::unverified`).
     pub(super) fn generic_refused(
         &self,
         case: &Case,
