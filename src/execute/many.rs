@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::late_stdin::deliberate_wait;
 use super::{
-    Options, Run, Slot, not_run, once, pool, property, run_report, sandbox_prefix, sweep_processes,
+    Options, Run, Slot, not_run, pool, property, run_report, sandbox_prefix, sweep_processes,
 };
 use crate::host::invocation::WorkTree;
 use crate::outcome::results::{CaseReport, RunReport};
@@ -76,7 +76,6 @@ pub fn run(
         reports.push(all);
     }
     for all in reports.iter_mut() {
-        once::once_per_variable(all);
         super::fold::fold(all);
     }
     progress.done();

@@ -31,9 +31,7 @@ use crate::report::progress::Progress;
 use crate::running::depot::Depot;
 use crate::running::runner;
 use crate::running::sandbox::Sandbox;
-use crate::suite::case::{
-    Case, Fixtures, RefusalOutcome, RoundTripCorpus, Sample, Severity, Suite,
-};
+use crate::suite::case::{Case, Fixtures, RefusalOutcome, RoundTripCorpus, Sample, Suite};
 use crate::suite::generate::Input;
 use crate::suite::schema::Schemas;
 
@@ -46,7 +44,6 @@ mod hosts;
 mod late_stdin;
 pub mod many;
 mod newest;
-mod once;
 mod pool;
 mod property;
 mod reach;
@@ -140,7 +137,6 @@ pub fn run(
         }
     };
     reports.extend(rest);
-    once::once_per_variable(&mut reports);
     fold::fold(&mut reports);
     run.progress.done();
     let info = run.info_value();
@@ -327,8 +323,9 @@ impl Run<'_> {
             match self.step(case, index, sandbox, state) {
                 StepEnd::Continue => {}
                 StepEnd::Stop => break,
-                StepEnd::Refused(outcome, note) => {
-                    refusal_finding(case, state, outcome, &note);
+                StepEnd::Refused(outcome, note, variable) => {
+                    let refused = refused(outcome, &note, variable).map(Finding::noted);
+                    refusal_finding(case, state, refused);
                     return (worst(&state.reports), Some(note));
                 }
             }
@@ -337,13 +334,25 @@ impl Run<'_> {
     }
 }
 
-/// An accepted refusal's finding (none for `pass`), on the refused step.
-fn refusal_finding(case: &Case, state: &mut CaseState, outcome: RefusalOutcome, note: &str) {
+/// An accepted refusal's finding (none for `pass`): a refusal for want of
+/// a variable the agent sets is of kind [`crate::outcome::Kind::AgentVariable`],
+/// about that variable, which the run says once (`fold`).
+fn refused(outcome: RefusalOutcome, note: &str, variable: Option<String>) -> Option<Finding> {
     let finding = match outcome {
-        RefusalOutcome::Pass => None,
-        RefusalOutcome::Warning => Some(Finding::warning(note)),
-        RefusalOutcome::Note => Some(Finding::note(note)),
+        RefusalOutcome::Pass => return None,
+        RefusalOutcome::Warning => Finding::warning(note),
+        RefusalOutcome::Note => Finding::note(note),
     };
+    Some(match variable {
+        Some(variable) => finding
+            .kind(crate::outcome::Kind::AgentVariable)
+            .with_subject(variable),
+        None => finding,
+    })
+}
+
+/// An accepted refusal's finding, if any, on the refused step.
+fn refusal_finding(case: &Case, state: &mut CaseState, finding: Option<Finding>) {
     if let (Some(mut finding), Some(last)) = (finding, state.reports.last_mut()) {
         finding.cap(case.severity);
         last.findings.push(finding);
@@ -478,7 +487,9 @@ struct CaseState {
 enum StepEnd {
     Continue,
     Stop,
-    Refused(RefusalOutcome, String),
+    /// An accepted refusal: its outcome, its note, and the variable the
+    /// agent sets that it was for, if any.
+    Refused(RefusalOutcome, String, Option<String>),
 }
 
 /// The case's outcome: its findings', or not run when the breaker stopped it
@@ -501,19 +512,10 @@ fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
 }
 
 /// The outcome implied by the findings so far (already capped at the
-/// case's severity by [`downgrade`]).
+/// case's severity by [`downgrade`]): [`CaseOutcome::of`], named short for
+/// the many places of this layer that ask it.
 fn worst(reports: &[StepReport]) -> CaseOutcome {
-    let heaviest = reports
-        .iter()
-        .flat_map(|r| &r.findings)
-        .map(|f| f.severity)
-        .max();
-    match heaviest {
-        None => CaseOutcome::Passed,
-        Some(Severity::Note) => CaseOutcome::Note,
-        Some(Severity::Warning) => CaseOutcome::Warning,
-        Some(Severity::Failure) => CaseOutcome::Failed,
-    }
+    CaseOutcome::of(reports)
 }
 
 /// How the depot makes a case's sandbox: created under the sandbox base and,

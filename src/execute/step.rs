@@ -20,7 +20,7 @@ use crate::outcome::repro;
 use crate::outcome::results::StepReport;
 use crate::running::runner::{self, Invocation, Outcome, Termination};
 use crate::running::sandbox::{self, Sandbox};
-use crate::suite::case::{Case, Refusal, RefusalOutcome, Severity, Source};
+use crate::suite::case::{Case, Refusal, Severity, Source};
 use crate::suite::template::{Bindings, Template, expand_json};
 
 impl Run<'_> {
@@ -449,8 +449,9 @@ fn refused(refusal: Refusal, have_samples: bool) -> StepEnd {
                 "{}; its own sample transcripts are checked instead",
                 refusal.note
             ),
+            refusal.variable,
         ),
-        _ => StepEnd::Refused(refusal.outcome, refusal.note),
+        _ => StepEnd::Refused(refusal.outcome, refusal.note, refusal.variable),
     }
 }
 
@@ -469,11 +470,7 @@ fn continued(
     refusal: &Refusal,
     bindings: &Bindings<'_>,
 ) -> (Option<Finding>, BTreeMap<String, Value>) {
-    let finding = match refusal.outcome {
-        RefusalOutcome::Pass => None,
-        RefusalOutcome::Warning => Some(Finding::warning(refusal.note.clone())),
-        RefusalOutcome::Note => Some(Finding::note(refusal.note.clone())),
-    };
+    let finding = super::refused(refusal.outcome, &refusal.note, refusal.variable.clone());
     let mut captures = BTreeMap::new();
     let mut problems = Vec::new();
     for (name, template) in &refusal.continue_with {
@@ -616,7 +613,8 @@ pub(super) fn termination_label(t: &Termination) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Refusal, RefusalOutcome, StepEnd, padded, refused};
+    use super::{Refusal, StepEnd, padded, refused};
+    use crate::suite::case::RefusalOutcome;
 
     #[test]
     fn padded_json_has_the_exact_size_and_stays_valid() {
@@ -645,13 +643,13 @@ mod tests {
     fn a_refusal_weighs_its_with_samples_outcome_only_with_samples() {
         let with = refused(refusal(Some("warning")), true);
         assert!(
-            matches!(&with, StepEnd::Refused(RefusalOutcome::Warning, note) if note.ends_with("checked instead"))
+            matches!(&with, StepEnd::Refused(RefusalOutcome::Warning, note, _) if note.ends_with("checked instead"))
         );
         let without = refused(refusal(Some("warning")), false);
         assert!(
-            matches!(&without, StepEnd::Refused(RefusalOutcome::Note, note) if note == "not verified here")
+            matches!(&without, StepEnd::Refused(RefusalOutcome::Note, note, _) if note == "not verified here")
         );
         let unsaid = refused(refusal(None), true);
-        assert!(matches!(unsaid, StepEnd::Refused(RefusalOutcome::Note, _)));
+        assert!(matches!(unsaid, StepEnd::Refused(RefusalOutcome::Note, ..)));
     }
 }

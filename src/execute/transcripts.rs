@@ -3,7 +3,7 @@
 //! a refusal of the generic one means.
 
 use crate::execute::fold::unverified_message;
-use crate::execute::{CaseState, Pass, Run, StepEnd, conclude, refusal_finding};
+use crate::execute::{CaseState, Pass, Run, StepEnd, conclude, refusal_finding, refused};
 use crate::judge::checks::Finding;
 use crate::outcome::Kind;
 use crate::outcome::results::{CaseOutcome, StepReport};
@@ -83,8 +83,10 @@ impl Run<'_> {
                 StepEnd::Stop => return None,
                 // A refusal the step itself allows (`on_refusal`) weighs as
                 // it says, in every pass: it is no refusal of the transcript.
-                StepEnd::Refused(outcome, note) if case.steps[index].value.on_refusal.is_some() => {
-                    refusal_finding(case, state, outcome, &note);
+                StepEnd::Refused(outcome, note, variable)
+                    if case.steps[index].value.on_refusal.is_some() =>
+                {
+                    refusal_finding(case, state, refused(outcome, &note, variable));
                     return None;
                 }
                 StepEnd::Refused(..) => return Some(case.step_name(index)),
@@ -98,7 +100,7 @@ impl Run<'_> {
 /// host never sends it: with samples, only a note on the case; without,
 /// the capability is unverified, a finding of kind
 /// [`Kind::Unverified`] that the run says once per capability, as a
-/// warning ([`crate::execute::fold::unverified_once`]). A function of the
+/// warning (`fold::unverified`). A function of the
 /// case and its step reports so far (and whether the plugin has samples),
 /// so that the weight of each kind of refusal can be tested without a run.
 fn generic_refused(
@@ -134,7 +136,7 @@ fn generic_refused(
     let later = reports
         .last()
         .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
-    let (kind, message) = if later {
+    let (kind, message, what) = if later {
         // An empty answer after the plugin had answered the same
         // transcript (a position measured from the file's size, say).
         (
@@ -146,6 +148,7 @@ fn generic_refused(
              only on a transcript it reads (name a sample of yours: `transcripts:`)",
                 each.generic
             ),
+            None,
         )
     } else {
         // The JSON report carries no stderr, so the message quotes it.
@@ -160,15 +163,14 @@ fn generic_refused(
         } else {
             ": another agent's format, or a subcommand that does not work"
         };
+        let what = format!(
+            "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
+            each.generic
+        );
         (
             Kind::Unverified,
-            unverified_message(
-                &format!(
-                    "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
-                    each.generic
-                ),
-                case.group(),
-            ),
+            unverified_message(&what, case.group()),
+            Some(what),
         )
     };
     let mut finding = Finding {
@@ -177,8 +179,11 @@ fn generic_refused(
         } else {
             Severity::Note
         },
-        ..Finding::failure(message.clone()).kind(kind)
+        ..Finding::failure(message.clone()).kind(kind).noted()
     };
+    if let Some(what) = what {
+        finding = finding.with_subject(case.group()).with_gist(what);
+    }
     finding.cap(case.severity);
     if let Some(last) = reports.last_mut() {
         last.findings.push(finding);
@@ -229,7 +234,7 @@ fn declared_missing(
     };
     let mut finding = Finding {
         severity,
-        ..Finding::failure(message.clone())
+        ..Finding::failure(message.clone()).noted()
     };
     finding.cap(case.severity);
     if let Some(last) = reports.last_mut() {

@@ -60,24 +60,8 @@ pub fn apply(cases: &mut [CaseReport], allowed: &[Allowance]) {
                 CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_)
             )
         {
-            case.outcome = outcome_of(case);
+            case.outcome = CaseOutcome::of(&case.steps);
         }
-    }
-}
-
-/// The outcome the case's findings make.
-fn outcome_of(case: &CaseReport) -> CaseOutcome {
-    let heaviest = case
-        .steps
-        .iter()
-        .flat_map(|s| &s.findings)
-        .map(|f| f.severity)
-        .max();
-    match heaviest {
-        None => CaseOutcome::Passed,
-        Some(Severity::Note) => CaseOutcome::Note,
-        Some(Severity::Warning) => CaseOutcome::Warning,
-        Some(Severity::Failure) => CaseOutcome::Failed,
     }
 }
 

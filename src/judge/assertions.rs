@@ -51,11 +51,9 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
                         .unwrap_or_default();
                     Finding {
                         severity,
-                        kind: crate::outcome::Kind::Check,
-                        hard: false,
-                        message: format!("at {pointer}: {message}{because}"),
                         expected,
                         actual,
+                        ..Finding::failure(format!("at {pointer}: {message}{because}"))
                     }
                 })
         })
@@ -88,11 +86,8 @@ fn session_dir_claims(
                 .into_iter()
                 .map(move |claim| Finding {
                     severity: claim.severity.min(severity),
-                    kind: crate::outcome::Kind::Conflict,
-                    hard: false,
-                    message: format!("at {pointer}: {}", claim.message),
-                    expected: None,
-                    actual: None,
+                    ..Finding::failure(format!("at {pointer}: {}", claim.message))
+                        .kind(crate::outcome::Kind::Conflict)
                 })
         })
         .collect()

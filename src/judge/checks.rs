@@ -70,6 +70,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
                 note: "the plugin refused the transcript".to_string(),
                 with_samples: None,
                 continue_with: Default::default(),
+                variable: None,
             },
             findings,
         );
@@ -117,6 +118,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
                 ),
                 with_samples: None,
                 continue_with: Default::default(),
+                variable: None,
             },
             findings,
         );
@@ -432,11 +434,7 @@ fn as_the_host_decodes(
     for c in spoken {
         let finding = Finding {
             severity: c.severity,
-            kind: Kind::ZeroValue,
-            hard: false,
-            message: format!("at {}: {}", c.pointer, c.message),
-            expected: None,
-            actual: None,
+            ..Finding::failure(format!("at {}: {}", c.pointer, c.message)).kind(Kind::ZeroValue)
         };
         findings.push(finding);
     }

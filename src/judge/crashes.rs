@@ -70,6 +70,7 @@ pub(super) fn weigh(
             note: message,
             with_samples: None,
             continue_with: written.map(|r| r.continue_with.clone()).unwrap_or_default(),
+            variable: None,
         };
         return Judged::Refused(refusal, findings);
     }

@@ -32,13 +32,15 @@ fn is_set(inv: &Invocation, name: &str) -> bool {
 }
 
 /// The refusal a missing variable amounts to: a warning that says "not
-/// verified here" with the YAML that sets it; a step that goes on after a
-/// refusal (`on_refusal: continue_with`) still does.
+/// verified here" with the YAML that sets it, naming the variable as data
+/// ([`Refusal::variable`]); a step that goes on after a refusal
+/// (`on_refusal: continue_with`) still does.
 pub fn refusal(variable: &str, written: Option<&Refusal>) -> Refusal {
     Refusal {
         outcome: RefusalOutcome::Warning,
         note: agent_env::not_verified(variable),
         with_samples: None,
         continue_with: written.map(|r| r.continue_with.clone()).unwrap_or_default(),
+        variable: Some(variable.to_string()),
     }
 }

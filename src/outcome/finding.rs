@@ -22,6 +22,14 @@ pub struct Finding {
     pub expected: Option<String>,
     /// What came back.
     pub actual: Option<String>,
+    /// What the finding is about, as data beside its message (its
+    /// subject, gist and context; see [`About`]). Boxed: most findings have
+    /// none, and a finding stays small.
+    pub about: Option<Box<About>>,
+    /// The case's note was made from this finding (an accepted refusal's):
+    /// when the message is said again shorter, the note follows, and a
+    /// report that shows the finding does not show the note twice.
+    pub says_note: bool,
 }
 
 impl Finding {
@@ -34,6 +42,8 @@ impl Finding {
             message: message.into(),
             expected: None,
             actual: None,
+            about: None,
+            says_note: false,
         }
     }
 
@@ -74,10 +84,58 @@ impl Finding {
         self
     }
 
-    /// Prefixes the message with what was being checked.
+    /// Sets what was being checked, which reports print before the
+    /// message ([`Finding::text`]).
     pub fn with_context(mut self, what: &str) -> Finding {
-        self.message = format!("({what}) {}", self.message);
+        self.about_mut().context = Some(what.to_string());
         self
+    }
+
+    /// Sets what the finding is about ([`About::subject`]).
+    pub fn with_subject(mut self, subject: impl Into<String>) -> Finding {
+        self.about_mut().subject = Some(subject.into());
+        self
+    }
+
+    /// Sets the finding in a few words ([`About::gist`]).
+    pub fn with_gist(mut self, gist: impl Into<String>) -> Finding {
+        self.about_mut().gist = Some(gist.into());
+        self
+    }
+
+    /// What the finding is about ([`About::subject`]), if it says.
+    pub fn subject(&self) -> Option<&str> {
+        self.about.as_ref()?.subject.as_deref()
+    }
+
+    /// The finding in a few words ([`About::gist`]), if it has them.
+    pub fn gist(&self) -> Option<&str> {
+        self.about.as_ref()?.gist.as_deref()
+    }
+
+    /// What was being checked ([`About::context`]), if the step checks
+    /// several things.
+    pub fn context(&self) -> Option<&str> {
+        self.about.as_ref()?.context.as_deref()
+    }
+
+    fn about_mut(&mut self) -> &mut About {
+        self.about.get_or_insert_with(Box::default)
+    }
+
+    /// Marks the finding as the one the case's note was made from.
+    pub fn noted(mut self) -> Finding {
+        self.says_note = true;
+        self
+    }
+
+    /// The message as reports print it: what was being checked, in
+    /// brackets, then the message.
+    pub fn text(&self) -> String {
+        match self.context() {
+            Some(what) => format!("({what}) {}", self.message),
+            None => self.message.clone(),
+        }
     }
 
     /// Adds what was expected and what came back.
@@ -88,6 +146,27 @@ impl Finding {
     }
 }
 
+/// What a finding is about, as data beside its message: what decisions
+/// match on (with the finding's kind) and what reports render, so that no
+/// code reads a message's text to decide.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct About {
+    /// The variable of a [`Kind::AgentVariable`], the capability of a
+    /// [`Kind::Unverified`]: what the run says once (`execute::fold`) is
+    /// grouped by kind and subject.
+    pub subject: Option<String>,
+    /// The finding in a few words, without its advice (an unverified
+    /// capability's "the plugin refused the generic transcript ..."): what
+    /// a later case repeats when it points at the case where the run says
+    /// the finding in full.
+    pub gist: Option<String>,
+    /// What was being checked, when the step checks several things (a
+    /// property's input, `seed 1, crlf, --max-size 4`): reports print it in
+    /// brackets before the message ([`Finding::text`]), or leave it out
+    /// where the step's name already says it.
+    pub context: Option<String>,
+}
+
 /// A unified diff of expected and actual text, three lines of context.
 pub fn unified_diff(expected: &str, actual: &str) -> String {
     similar::TextDiff::from_lines(expected, actual)
@@ -95,4 +174,19 @@ pub fn unified_diff(expected: &str, actual: &str) -> String {
         .context_radius(3)
         .header("expected", "actual")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_is_data_and_reports_print_it_first() {
+        let found = Finding::failure("chunk 2 is over the limit").with_context("seed 1, crlf");
+        assert_eq!(found.message, "chunk 2 is over the limit");
+        assert_eq!(found.context(), Some("seed 1, crlf"));
+        assert_eq!(found.text(), "(seed 1, crlf) chunk 2 is over the limit");
+        assert_eq!(Finding::note("plain").text(), "plain");
+        assert_eq!(Finding::note("plain").subject(), None);
+    }
 }

@@ -41,6 +41,24 @@ impl CaseOutcome {
             CaseOutcome::NotRun(_) => "not-run",
         }
     }
+
+    /// The outcome the findings of these steps make: that of the heaviest
+    /// (findings are capped at the case's severity where they are made).
+    /// One function, so that running a case, `--allow` and what the run
+    /// says once cannot weigh findings differently.
+    pub fn of(steps: &[StepReport]) -> CaseOutcome {
+        let heaviest = steps
+            .iter()
+            .flat_map(|s| &s.findings)
+            .map(|f| f.severity)
+            .max();
+        match heaviest {
+            None => CaseOutcome::Passed,
+            Some(Severity::Note) => CaseOutcome::Note,
+            Some(Severity::Warning) => CaseOutcome::Warning,
+            Some(Severity::Failure) => CaseOutcome::Failed,
+        }
+    }
 }
 
 /// One invocation as reported.
@@ -156,7 +174,7 @@ impl CaseReport {
     pub fn summary_line(&self) -> String {
         match (&self.outcome, self.first_finding()) {
             (CaseOutcome::Skipped(r) | CaseOutcome::NotRun(r), _) => r.clone(),
-            (_, Some((step, f))) => format!("{}: {}", step.name, f.message),
+            (_, Some((step, f))) => format!("{}: {}", step.name, f.text()),
             (_, None) => self.note.clone().unwrap_or_default(),
         }
     }
@@ -330,7 +348,7 @@ fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Er
         seq.serialize_element(&serde_json::json!({
             "severity": f.severity,
             "code": f.kind,
-            "message": f.message,
+            "message": f.text(),
             "expected": f.expected,
             "actual": f.actual,
         }))?;

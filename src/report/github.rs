@@ -309,7 +309,7 @@ fn case_details(out: &mut String, case: &CaseReport) {
                 out,
                 "Step {}: {}",
                 code_span(&step.name),
-                escape_markdown(&finding.message)
+                escape_markdown(&finding.text())
             );
             let lines = expected_actual(finding, MAX_DIFF_LINES);
             if !lines.is_empty() {

@@ -259,12 +259,11 @@ impl Human {
                 "  … {hidden} more invocations with findings (--format json lists them all)"
             );
         }
-        let said = |note: &str| {
-            detailed
-                .iter()
-                .any(|s| s.findings.iter().any(|f| f.message == note))
-        };
-        if let Some(note) = case.note.as_deref().filter(|n| !said(n)) {
+        // A note made from a finding shown above is not said twice.
+        let said = detailed
+            .iter()
+            .any(|s| s.findings.iter().any(|f| f.says_note));
+        if let Some(note) = case.note.as_deref().filter(|_| !said) {
             let _ = writeln!(out, "  note: {note}");
         }
         let reproducible = groups
@@ -291,8 +290,9 @@ impl Human {
                         Severity::Warning => "WARN",
                         Severity::Note => "NOTE",
                     };
-                    let first = f.message.lines().next().unwrap_or_default();
-                    let text = format!("{}: {}", step.name, without_label(first, &step.name));
+                    let shown = shown(f, &step.name);
+                    let first = shown.lines().next().unwrap_or_default();
+                    let text = format!("{}: {first}", step.name);
                     format!("    {}  {}", self.paint(label, &outcome), clip(&text))
                 }
             };
@@ -311,7 +311,7 @@ impl Human {
                     self.paint(f.severity.label(), &outcome_of(f.severity))
                 )
             };
-            let message = without_label(&f.message, &step.name);
+            let message = shown(f, &step.name);
             let mut message = message.lines();
             // The code of a finding of a named kind, to filter on or to
             // `--allow`; a case's own check is the default and goes unsaid.
@@ -488,12 +488,12 @@ fn short_command(step: &StepReport) -> Option<String> {
 /// the same (one warning met by many cases, a traceback on every call say):
 /// a reader sees it once, with the list of the cases.
 fn same_warnings(cases: &[CaseReport]) -> Vec<(&CaseReport, Vec<&str>)> {
-    fn said(case: &CaseReport) -> Vec<(crate::outcome::Kind, Severity, &str)> {
-        let mut said: Vec<(crate::outcome::Kind, Severity, &str)> = case
+    fn said(case: &CaseReport) -> Vec<(crate::outcome::Kind, Severity, String)> {
+        let mut said: Vec<(crate::outcome::Kind, Severity, String)> = case
             .steps
             .iter()
             .flat_map(|s| &s.findings)
-            .map(|f| (f.kind, f.severity, f.message.as_str()))
+            .map(|f| (f.kind, f.severity, f.text()))
             .collect();
         said.sort();
         said.dedup();
@@ -528,10 +528,7 @@ fn before<'a>(case: &'a CaseReport, step: &StepReport) -> Option<&'a StepReport>
 /// every hook name, say), which the report folds into one line.
 fn same_findings<'a>(steps: &[&'a StepReport]) -> Vec<(&'a StepReport, Vec<&'a StepReport>)> {
     let key = |s: &StepReport| -> Vec<(Severity, String)> {
-        s.findings
-            .iter()
-            .map(|f| (f.severity, f.message.clone()))
-            .collect()
+        s.findings.iter().map(|f| (f.severity, f.text())).collect()
     };
     let mut groups: Vec<(&StepReport, Vec<&StepReport>)> = Vec::new();
     for step in steps {
@@ -543,15 +540,14 @@ fn same_findings<'a>(steps: &[&'a StepReport]) -> Vec<(&'a StepReport, Vec<&'a S
     groups
 }
 
-/// A property's message starts with its input, `(seed 1, crlf, --max-size
-/// 4)`, which the step's name already shows in brackets: said once.
-fn without_label<'a>(message: &'a str, name: &str) -> &'a str {
-    let Some(rest) = message.strip_prefix('(') else {
-        return message;
-    };
-    match rest.split_once(") ") {
-        Some((label, after)) if name.contains(&format!("[{label}]")) => after,
-        _ => message,
+/// A finding's message as a step shows it: a property's finding says its
+/// input (`seed 1, crlf, --max-size 4`, [`Finding::context`]), which the
+/// step's name already shows in brackets when the step is that input's:
+/// said once.
+fn shown(f: &Finding, name: &str) -> String {
+    match f.context() {
+        Some(label) if name.contains(&format!("[{label}]")) => f.message.clone(),
+        _ => f.text(),
     }
 }
 

@@ -298,7 +298,7 @@ fn step_details(out: &mut String, step: &StepReport) {
             out,
             "  {}: {} [{}]",
             f.severity.label(),
-            f.message,
+            f.text(),
             f.kind.code()
         );
         for line in expected_actual(f, MAX_DIFF_LINES) {

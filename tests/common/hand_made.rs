@@ -14,11 +14,7 @@ use serde_json::{Value, json};
 pub fn finding(severity: Severity, message: &str, expected: &str, actual: &str) -> Finding {
     Finding {
         severity,
-        kind: agent_conform::api::Kind::Check,
-        hard: false,
-        message: message.to_string(),
-        expected: Some(expected.to_string()),
-        actual: Some(actual.to_string()),
+        ..Finding::failure(message).diff(expected, actual)
     }
 }
 

@@ -268,7 +268,14 @@ impl<'p, 'r> Play<'p, 'r> {
         let needs = crate::judge::environment::needed_variable(&inv, &outcome);
         if let Some(variable) = &needs {
             let note = crate::host::agent_env::not_verified(variable);
-            report.findings.push(Finding::warning(note.clone()));
+            let finding = Finding::warning(note.clone())
+                .kind(crate::outcome::Kind::AgentVariable)
+                .with_subject(variable.as_str());
+            // The first reason the session is unverified is its note.
+            report.findings.push(match self.unverified {
+                None => finding.noted(),
+                Some(_) => finding,
+            });
             self.unverified.get_or_insert(note);
         }
         self.state.reports.push(report);

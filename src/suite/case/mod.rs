@@ -509,6 +509,11 @@ pub struct Refusal {
     /// fails must still fail).
     #[serde(default)]
     pub continue_with: BTreeMap<String, String>,
+    /// The variable the agent sets whose absence the refusal is for
+    /// (`judge::environment::refusal`): never written in a case file, set
+    /// by the harness so that the finding carries it as data.
+    #[serde(skip)]
+    pub variable: Option<String>,
 }
 
 /// The outcome of an accepted refusal.

@@ -1,0 +1,215 @@
+//! What a run says once, folded over its case reports after every case ran
+//! (pure functions of the reports, so the same run gives the same report,
+//! whatever the jobs). Each fold decides on data (a finding's kind, subject,
+//! step and severity), never on its text:
+//!
+//! - **A variable the agent sets** and the sandbox does not
+//!   (`agent_variables`) is a warning at the first case that met it, notes
+//!   elsewhere.
+//! - **An unverified capability** (no sample transcript of the plugin's own,
+//!   and a refusal of, or a crash on, the generic one) is a warning once per
+//!   capability, with the YAML that makes it checked (README, "What a run
+//!   does": "the capability gets one warning saying it is unverified"), so
+//!   that `--strict` fails a CI that checked nothing. It is said at the case
+//!   marked `unverified: warning` when that case met it, else at the first
+//!   case in report order that did; the others get a note pointing there.
+//! - **One finding in every work tree**: a finding that repeats in the
+//!   work-tree variants of a case (`.linked-worktree`, `.submodule`) is
+//!   reported under the first variant, with "also in: linked worktree,
+//!   submodule"; the variants carry a note pointing there instead. The
+//!   first variant keeps its weight, so the run's verdict is the same.
+
+mod agent_variables;
+mod unverified;
+mod work_trees;
+
+pub(super) use unverified::unverified_message;
+
+use crate::outcome::results::{CaseOutcome, CaseReport};
+
+/// Everything the run says once, in order.
+pub(super) fn fold(reports: &mut [CaseReport]) {
+    agent_variables::once_per_variable(reports);
+    unverified::unverified_once(reports);
+    work_trees::work_trees_once(reports);
+}
+
+/// The case's outcome again from its findings, when they decide it.
+fn reweigh(report: &mut CaseReport) {
+    if matches!(
+        report.outcome,
+        CaseOutcome::Passed | CaseOutcome::Note | CaseOutcome::Warning | CaseOutcome::Failed
+    ) {
+        report.outcome = CaseOutcome::of(&report.steps);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::agent_variables::once_per_variable;
+    use super::unverified::{unverified_message, unverified_once};
+    use super::work_trees::work_trees_once;
+    use crate::host::Severity;
+    use crate::outcome::results::{CaseOutcome, CaseReport, StepReport};
+    use crate::outcome::{Finding, Kind};
+
+    fn worst(steps: &[StepReport]) -> CaseOutcome {
+        CaseOutcome::of(steps)
+    }
+
+    fn case(id: &str, capability: &str, findings: Vec<Finding>) -> CaseReport {
+        let mut step = StepReport::without_invocation("step 1", "action", findings);
+        step.name = "step 1".to_string();
+        let mut report = CaseReport {
+            id: id.to_string(),
+            title: id.to_string(),
+            spec: String::new(),
+            capability: capability.to_string(),
+            severity: Severity::Failure,
+            outcome: CaseOutcome::Passed,
+            note: None,
+            duration: std::time::Duration::ZERO,
+            steps: vec![step],
+            sandbox: None,
+            host_calls: Vec::new(),
+            timeline: false,
+        };
+        report.outcome = worst(&report.steps);
+        report
+    }
+
+    fn unverified(severity: Severity) -> Finding {
+        let what = "the plugin refused it";
+        Finding {
+            severity,
+            ..Finding::failure(unverified_message(what, "transcript_analyzer"))
+                .kind(Kind::Unverified)
+                .with_subject("transcript_analyzer")
+                .with_gist(what)
+        }
+    }
+
+    #[test]
+    fn an_unverified_capability_warns_once_even_where_only_notes_met_it() {
+        let mut reports = vec![
+            case("a.position", "transcript_analyzer", vec![]),
+            case(
+                "a.summary",
+                "transcript_analyzer",
+                vec![unverified(Severity::Note)],
+            ),
+            case(
+                "a.prompts",
+                "transcript_analyzer",
+                vec![unverified(Severity::Note)],
+            ),
+        ];
+        unverified_once(&mut reports);
+        assert_eq!(reports[0].outcome, CaseOutcome::Passed);
+        assert_eq!(reports[1].outcome, CaseOutcome::Warning);
+        assert!(
+            reports[1].steps[0].findings[0]
+                .message
+                .contains("transcripts:")
+        );
+        assert_eq!(reports[2].outcome, CaseOutcome::Note);
+        let again = &reports[2].steps[0].findings[0].message;
+        assert!(again.contains("see a.summary"), "{again}");
+    }
+
+    #[test]
+    fn the_case_marked_warning_says_it_and_the_others_note_it() {
+        let mut reports = vec![
+            case(
+                "a.summary",
+                "transcript_analyzer",
+                vec![unverified(Severity::Note)],
+            ),
+            case(
+                "a.position",
+                "transcript_analyzer",
+                vec![unverified(Severity::Warning)],
+            ),
+        ];
+        unverified_once(&mut reports);
+        assert_eq!(reports[0].outcome, CaseOutcome::Note);
+        assert_eq!(reports[1].outcome, CaseOutcome::Warning);
+    }
+
+    #[test]
+    fn a_finding_of_every_work_tree_is_said_once_and_the_verdict_holds() {
+        let broken = || Finding::failure("resume writes where the agent never reads");
+        let mut reports = vec![
+            case("session.replay", "", vec![broken()]),
+            case("session.replay.linked-worktree", "", vec![broken()]),
+            case("session.replay.submodule", "", vec![broken()]),
+            case("other", "", vec![broken()]),
+        ];
+        work_trees_once(&mut reports);
+        let first = &reports[0].steps[0].findings[0].message;
+        assert!(
+            first.ends_with("(also in: linked worktree, submodule)"),
+            "{first}"
+        );
+        assert_eq!(reports[0].outcome, CaseOutcome::Failed);
+        for variant in &reports[1..3] {
+            assert_eq!(variant.outcome, CaseOutcome::Note, "{}", variant.id);
+        }
+        assert_eq!(reports[3].outcome, CaseOutcome::Failed);
+    }
+
+    #[test]
+    fn a_finding_only_one_work_tree_has_stays_there() {
+        let mut reports = vec![
+            case("s", "", vec![]),
+            case(
+                "s.linked-worktree",
+                "",
+                vec![Finding::failure("Not a directory")],
+            ),
+        ];
+        work_trees_once(&mut reports);
+        assert_eq!(reports[1].outcome, CaseOutcome::Failed);
+        assert_eq!(reports[1].steps[0].findings[0].message, "Not a directory");
+    }
+
+    fn needs(variable: &str) -> Finding {
+        let note = crate::host::agent_env::not_verified(variable);
+        Finding::warning(note)
+            .kind(Kind::AgentVariable)
+            .with_subject(variable)
+            .noted()
+    }
+
+    #[test]
+    fn a_variable_the_agent_sets_warns_once_by_its_subject_and_the_note_follows() {
+        let mut reports = vec![
+            case("a", "", vec![needs("FOO_HOME")]),
+            case("b", "", vec![needs("FOO_HOME")]),
+            case("c", "", vec![needs("BAR_DIR")]),
+        ];
+        for report in &mut reports {
+            report.note = Some(report.steps[0].findings[0].message.clone());
+        }
+        once_per_variable(&mut reports);
+        assert_eq!(reports[0].outcome, CaseOutcome::Warning);
+        assert_eq!(reports[2].outcome, CaseOutcome::Warning);
+        assert_eq!(reports[1].outcome, CaseOutcome::Note);
+        let again = &reports[1].steps[0].findings[0];
+        assert_eq!(again.kind, Kind::AgentVariable);
+        assert_eq!(again.subject(), Some("FOO_HOME"));
+        assert_eq!(reports[1].note.as_deref(), Some(again.message.as_str()));
+        assert_ne!(reports[0].note.as_deref(), Some(again.message.as_str()));
+    }
+
+    #[test]
+    fn a_message_naming_a_variable_without_the_kind_is_left_alone() {
+        let text = crate::host::agent_env::not_verified("FOO_HOME");
+        let mut reports = vec![
+            case("a", "", vec![needs("FOO_HOME")]),
+            case("b", "", vec![Finding::warning(text)]),
+        ];
+        once_per_variable(&mut reports);
+        assert_eq!(reports[1].outcome, CaseOutcome::Warning);
+    }
+}
