@@ -1,7 +1,13 @@
 //! The verbs that describe the suite without running it: `list`,
 //! `explain`, `coverage` and `schema`.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::suite::case::{self};
+use crate::suite::schema::{self};
+use crate::verbs::usage::UsageError;
+use crate::verbs::{did_you_mean, load, print_stdout};
 
 pub(super) fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
     let (_, suite) = load(cases)?;

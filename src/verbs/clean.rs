@@ -1,6 +1,10 @@
 //! `agent-conform clean`: removes the sandboxes earlier runs kept.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::verbs::print_stdout;
+use crate::verbs::usage::UsageError;
 
 /// `clean`: removes every kept sandbox folder of earlier runs.
 pub(super) fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError> {

@@ -5,8 +5,16 @@
 //! one JSON document on stdout, one JUnit file, one GitHub summary. The exit
 //! code is the worst.
 
-use super::*;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::execute::{self, Options};
 use crate::outcome::many::ManyReport;
+use crate::suite::case::Suite;
+use crate::suite::schema::Schemas;
+use crate::verbs::run;
+use crate::verbs::usage::UsageError;
+use crate::verbs::{Format, RunArgs, print_stdout};
 
 /// Runs the plugins and prints their reports; the exit code is 1 when any
 /// plugin's run fails or any conflict does.

@@ -31,11 +31,9 @@ use std::time::Duration;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use usage::UsageError;
 
-use crate::execute::{self, Options};
 use crate::host::discovery::plugin_path;
-use crate::report::human::{Human, Verbosity};
-use crate::suite::case::{self, Suite, glob};
-use crate::suite::schema::{self, Schemas};
+use crate::suite::case::{self, Suite};
+use crate::suite::schema::Schemas;
 
 const AFTER_HELP: &str = "\
 Examples:

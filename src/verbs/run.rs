@@ -2,9 +2,20 @@
 //! finds it, the suite loaded and selected, the run's sandbox folder, the
 //! run itself, and its reports (human or JSON on stdout, JUnit, GitHub).
 
-use super::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::execute::{self, Options};
 use crate::judge::allow::{Allowance, By};
 use crate::outcome::Kind;
+use crate::report::human::{Human, Verbosity};
+use crate::suite::case::{Suite, glob};
+use crate::suite::schema::Schemas;
+use crate::verbs::usage::UsageError;
+use crate::verbs::{
+    Format, RunArgs, check_plugin, default_jobs, did_you_mean, load, print_stdout, use_color,
+};
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     let plugins = check_plugins(&args.plugins)?;
