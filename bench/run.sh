@@ -18,6 +18,7 @@
 #   and what confining the plugin's writes (Landlock) adds;
 # - start-up, and the large-transcript round trips with peak memory.
 # Timings are measured here, never asserted in tests. Usage: bench/run.sh [RUNS]
+# (the release build goes where CARGO_TARGET_DIR says, target/ by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -27,11 +28,12 @@ cargo build --release --example exec-cost --quiet
 # the shim's, is what a user's CI pays.
 py_dir=$(dirname "$(python3 -c 'import sys; print(sys.executable)')")
 export PATH="$py_dir:$PATH"
-export AC=target/release/agent-conform RUNS=$runs
+rel="${CARGO_TARGET_DIR:-target}/release"
+export AC="$rel/agent-conform" REF="$rel/entire-agent-reference" RUNS=$runs
 python3 - <<'PY'
 import json, os, statistics, subprocess, time
 
-ac, runs = os.environ["AC"], int(os.environ["RUNS"])
+ac, ref, runs = os.environ["AC"], os.environ["REF"], int(os.environ["RUNS"])
 
 def report(plugin, *args):
     out = subprocess.run([ac, "--format", "json", *args, plugin], capture_output=True, check=False)
@@ -60,22 +62,22 @@ print(f"machine: {os.cpu_count()} cores; median of {runs} runs; default suite, -
 print("| plugin | invocations | sum of invocations (ms) | wall (ms) | ratio | harness overhead per invocation (ms) | plugin's own: invocations x median / jobs (ms) | longest deliberate wait (ms) | speed figure: wall / max(wait, own) |")
 print("|---|---|---|---|---|---|---|---|---|")
 for name, plugin in [
-    ("reference (Rust)", "target/release/entire-agent-reference"),
+    ("reference (Rust)", ref),
     ("pyconform (Python)", "tests/plugins/entire-agent-pyconform"),
     ("trivial (sh, the floor)", "bench/entire-agent-trivial"),
 ]:
     n, inv, wall, ratio, per, jobs, own, waited, figure = suite(plugin)
     print(f"| {name} | {n} | {inv:.0f} | {wall:.0f} | {ratio:.2f} | {per:.2f} | {own:.0f} | {waited:.0f} | {figure:.2f} |")
 # hooks.parse-hook.payload holds one call per hook name for half a second
-# on purpose (a payload that arrives late, issue 28): no run can be shorter
+# on purpose (a payload that arrives late): no run can be shorter
 # than that wait. The harness's own cost shows without it.
 n, inv, wall, ratio, per, jobs, own, waited, figure = suite(
-    "target/release/entire-agent-reference", "--skip", "hooks.parse-hook.payload")
+    ref, "--skip", "hooks.parse-hook.payload")
 print(f"| reference, without the late payloads' deliberate 0.5 s (`--skip hooks.parse-hook.payload`) | {n} | {inv:.0f} | {wall:.0f} | {ratio:.2f} | {per:.2f} | {own:.0f} | {waited:.0f} | {figure:.2f} |")
 
 # One run over several plugins against the runs one by one, where this
 # build takes several plugins (a usage error, exit 2, where it does not).
-many = ["target/release/entire-agent-reference", "bench/entire-agent-trivial"]
+many = [ref, "bench/entire-agent-trivial"]
 probe = subprocess.run([ac, "--format", "json", "--seed", "1", *many], capture_output=True, check=False)
 if probe.returncode == 2:
     print("\nseveral plugins in one run: not supported by this build (skipped)")
@@ -84,9 +86,9 @@ else:
         t = time.perf_counter()
         subprocess.run([ac, "--format", "json", "--seed", "1", *args], capture_output=True, check=False)
         return (time.perf_counter() - t) * 1000
-    together = statistics.median(timed(many) for _ in range(runs))
+    at_once = statistics.median(timed(many) for _ in range(runs))
     apart = statistics.median(sum(timed([p]) for p in many) for _ in range(runs))
-    print(f"\n{len(many)} plugins in one run: {together:.0f} ms; one by one: {apart:.0f} ms; ratio {together / apart:.2f} (goal: at most 1)")
+    print(f"\n{len(many)} plugins in one run: {at_once:.0f} ms; one by one: {apart:.0f} ms; ratio {at_once / apart:.2f} (goal: at most 1)")
 
 times = []
 for _ in range(max(runs * 6, 30)):
@@ -98,11 +100,11 @@ print(f"\nstart-up (`agent-conform list`): median {statistics.median(times):.1f}
 print("| large case | wall (ms) | harness peak RSS (MiB) | peak / transcript |")
 print("|---|---|---|---|")
 for mib in (1, 10, 60):
-    d = report("target/release/entire-agent-reference", "--large", "--only", f"large.round-trip-{mib}mib", "--seed", "1")
+    d = report(ref, "--large", "--only", f"large.round-trip-{mib}mib", "--seed", "1")
     case = next(c for c in d["cases"] if c["id"].startswith("large."))
     peak = (d["peak_rss_bytes"] or 0) / 2**20
     print(f"| {mib} MiB | {case['duration_ms']:.0f} | {peak:.0f} | {peak / mib:.2f}x |")
 PY
 
 echo
-target/release/examples/exec-cost target/release/entire-agent-reference $((runs * 100))
+"$rel/examples/exec-cost" "$REF" $((runs * 100))

@@ -1,5 +1,5 @@
-//! The verdicts by host release (`--host-version`): each example of issue 29's
-//! "Why" gets its verdict on the releases where it holds, and none elsewhere.
+//! The verdicts by host release (`--host-version`): each example of a
+//! release-dependent rule gets its verdict on the releases where it holds, and none elsewhere.
 //! Each runs the gate and the one case concerned, on the reference plugin
 //! with one fault (or a renamed copy of it).
 

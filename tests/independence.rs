@@ -1,5 +1,4 @@
-//! A case's verdict does not depend on which other cases ran (issue 32,
-//! item 2): for every wild plugin under tests/plugins/wild (with its own
+//! A case's verdict does not depend on which other cases ran: for every wild plugin under tests/plugins/wild (with its own
 //! `<name>-cases` directory when it has one, as tests/wild_*.rs run it), the
 //! whole suite runs once, then every case that did not pass, and a few that
 //! did, run alone (`--only ID`, one invocation each), and the outcomes must

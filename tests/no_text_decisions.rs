@@ -1,4 +1,4 @@
-//! Findings are data (issue 33): no code reads a finding's message or a
+//! Findings are data: no code reads a finding's message or a
 //! case's note to decide anything. Decisions match on a finding's kind
 //! (its stable code), subject, step and severity; text is only rendered.
 //!

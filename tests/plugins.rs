@@ -377,7 +377,7 @@ fn single_capability_faults_in_the_independent_plugin_are_caught() {
 /// A session directory that takes other agents' transcripts fails, the
 /// template's shared one warns, and a resume that restores where the agent
 /// never reads warns, each message naming whose events are skipped or both
-/// paths (issue 28).
+/// paths.
 #[test]
 fn session_directories_and_resume_are_judged_by_whose_transcripts_they_take() {
     // (fault, case, outcome, texts its message must carry)
@@ -422,7 +422,7 @@ fn session_directories_and_resume_are_judged_by_whose_transcripts_they_take() {
     }
 }
 
-/// The real bugs the wild shows (issue 10) still fail the default run, with
+/// The real bugs the wild shows still fail the default run, with
 /// no `--strict`: each breaks the host (a corrupted transcript, chunks over
 /// the limit, the user's files deleted, a failed resume, a broken session
 /// store).
@@ -436,9 +436,9 @@ fn real_bugs_fail_the_default_run() {
         // refusal there is not verified); the replay writes with its own.
         ("write-session-silent-failure", "session.agent"),
         ("session-dir-empty", "core.get-session-dir.non-empty"),
-        // A session directory that takes other agents' transcripts (issue 28).
+        // A session directory that takes other agents' transcripts.
         ("session-dir-repo-root", "core.get-session-dir.non-empty"),
-        // The five breaks of the host's source (issue 19): each fails a
+        // The five breaks of the host's source: each fails a
         // user command, so each fails the default run.
         (
             "are-installed-always-true",
@@ -448,7 +448,7 @@ fn real_bugs_fail_the_default_run() {
         ("install-not-idempotent", "hooks.lifecycle.idempotent"),
         ("generate-text-empty", "text_generator.generate"),
         ("resolve-drops-id", "core.resolve-session-file.distinct-ids"),
-        // Faults that only show across calls (issue 20): the host session.
+        // Faults that only show across calls: the host session.
         ("turnend-ref-session-dir", "session.agent"),
         ("session-id-changes-after-turn-end", "session.agent"),
         ("resolve-truncates-id", "session.agent"),

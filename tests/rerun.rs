@@ -1,5 +1,5 @@
 //! `--rerun-failed`: the cases that did not pass in the last run of the
-//! same plugin, and only those (issue 33 item 6).
+//! same plugin, and only those.
 
 mod common;
 

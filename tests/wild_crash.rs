@@ -1,6 +1,6 @@
 //! Crash versus refusal, an unverified capability said once, a finding of
 //! every work tree said once, and `{}` from `read-transcript` for another
-//! agent's transcript (issue 32, items 4, 5, 8 and 10).
+//! agent's transcript.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Go decoding and late stdin (issue 32, items 1, 8 and 9): the host decodes
+//! Go decoding and late stdin: the host decodes
 //! every answer and Event with Go's encoding/json, where `null` for a string
 //! is the zero value and keys match case-insensitively (docs/host.md "How
 //! output is decoded"); and a payload whose first byte comes late splits the

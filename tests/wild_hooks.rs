@@ -1,5 +1,4 @@
-//! Hooks that can fire and hooks of the user's kept (issue 32, items 6 and
-//! 8): a wild plugin that moves the user's hook script aside, chains to it
+//! Hooks that can fire and hooks of the user's kept: a wild plugin that moves the user's hook script aside, chains to it
 //! and restores it on uninstall passes `--strict`; its twins that overwrite
 //! the user's hook, forget to chain, or never move it back do not; and each
 //! hook fault of the reference plugin is caught by the generic suite.

@@ -1,4 +1,4 @@
-//! The newest host's rules (issue 32, items 7 to 9; docs/host.md "The
+//! The newest host's rules (docs/host.md "The
 //! newest host source (read December 2026)"): a wild plugin whose session
 //! directory is its own inside the git dir passes `--strict`, in plain
 //! repositories, linked worktrees and submodules; and the reference's

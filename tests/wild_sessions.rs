@@ -34,8 +34,7 @@ fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_th
     // the write: the host's `entire resume` fails there too (the plugin
     // declares hooks, so the host records and resumes its sessions).
     // The store round trip writes with an id of its own making, which the
-    // plugin never produced: its refusal there is not verified (issue 32,
-    // item 3); the replay writes with the ids of the plugin's own Events.
+    // plugin never produced: its refusal there is not verified; the replay writes with the ids of the plugin's own Events.
     let run = run_json(&wild("nowrite"), &[], &[]);
     assert_eq!(outcome(&run, "failed"), set(&["session.agent"]));
     // The same failure in the linked worktree and the submodule is said once,
@@ -125,7 +124,7 @@ fn session_defects_of_a_plugin_without_hooks_are_latent() {
 #[test]
 fn a_plugin_whose_hooks_give_no_event_for_our_payloads_is_judged_by_what_it_declares() {
     // hooks declared, parse-hook null for every payload tried: that says
-    // nothing of its agent's own payloads (issue 32, item 2), so reach
+    // nothing of its agent's own payloads, so reach
     // comes from info alone: the host records its sessions, and the shared
     // history file replaces the user's earlier session on resume (a
     // failure, as for any plugin with hooks: docs/host.md "What each

@@ -211,7 +211,7 @@ fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_ver
     // 0, {} for tokens: not verified here, never judged as values. Its
     // position case warns of the byte position, not of the refusal: the
     // capability's one "unverified" warning is said where the run met the
-    // refusal first (summary; issue 32 item 5), not as notes pointing to a
+    // refusal first (summary), not as notes pointing to a
     // warning never printed.
     passes_with(
         "dbstore",

@@ -1,4 +1,4 @@
-//! Plugins in the wild (docs/host.md "Plugins in the wild"; issue 10): one
+//! Plugins in the wild (docs/host.md "Plugins in the wild"): one
 //! independent test plugin per pattern of a working public plugin, under
 //! tests/plugins/wild/. Each must pass without `--strict`, with exactly the
 //! warnings and notes its test lists, so that a new false positive fails CI;
