@@ -17,7 +17,7 @@ fn chainhook() -> PathBuf {
 /// The hook-install cases, the only ones these twins change.
 const HOOK_CASES: &[&str] = &["--only", "hooks.*"];
 
-/// A copy of the chainhook plugin (with wildbase.py beside it) with `from`
+/// A copy of the chainhook plugin (with wildbase.py and wildio.py beside it) with `from`
 /// replaced by `to` in its source: a faulty twin.
 fn twin(dir: &Path, from: &str, to: &str) -> PathBuf {
     twin_of(dir, &[(from, to)])
@@ -30,8 +30,10 @@ fn twin_of(dir: &Path, edits: &[(&str, &str)]) -> PathBuf {
         assert!(source.contains(from), "{from:?} in the chainhook source");
         source = source.replace(from, to);
     }
-    let base = common::plugin("wild/wildbase.py");
-    fs::copy(&base, dir.join("wildbase.py")).expect("copy wildbase.py");
+    for module in ["wildbase.py", "wildio.py"] {
+        let base = common::plugin(&format!("wild/{module}"));
+        fs::copy(&base, dir.join(module)).expect("copy the wild base");
+    }
     let path = dir.join("entire-agent-chainhook");
     fs::write(&path, source).expect("write twin");
     #[cfg(unix)]
