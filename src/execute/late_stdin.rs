@@ -1,6 +1,7 @@
 //! Steps whose stdin arrives late (`stdin_delay_ms`): the calls of such a
-//! `for_each` step run at once, so that their waits overlap, and each answer
-//! is compared with the prompt delivery's (`same_answer_as:`).
+//! `for_each` step run at once, so that their waits overlap; each answer is
+//! then judged as any call (`step`, where `same_answer_as:` compares it with
+//! the prompt delivery's).
 //!
 //! The delay is a deliberate wait: the plugin sits blocked on its stdin and
 //! the harness sleeps. For that time the worker lends its job slot to the
@@ -16,11 +17,10 @@ use serde_json::Value;
 use super::pool;
 use super::step::Ready;
 use super::{CaseState, Run, StepEnd};
-use crate::judge::checks::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport};
 use crate::running::runner::{self, Invocation, Outcome, Termination};
 use crate::running::sandbox::Sandbox;
-use crate::suite::case::{Case, Step};
+use crate::suite::case::Case;
 
 impl Run<'_> {
     /// Runs a `for_each` step whose stdin arrives late (`stdin_delay_ms`)
@@ -119,26 +119,4 @@ fn run_late(invocations: &[&Invocation]) -> Vec<Outcome> {
 /// The outcome of a call whose thread panicked.
 fn panicked() -> Outcome {
     Outcome::empty(Termination::SpawnFailed("the call panicked".into()))
-}
-
-/// `same_answer_as:` of element `n`: the finding when this answer differs
-/// from the named step's answer for the same element.
-pub(super) fn late_answer(
-    step: &Step,
-    n: usize,
-    inv: &Invocation,
-    outcome: &Outcome,
-    state: &CaseState,
-) -> Option<Finding> {
-    let same = step.expect.same_answer_as.as_ref()?;
-    let (code, stdout) = state.item_answers.get(&(same.step.clone(), n))?;
-    let payload = inv.stdin.as_deref().map_or(&[][..], |b| b.as_slice());
-    crate::judge::same_answer::compare(
-        payload,
-        (*code, stdout),
-        (outcome.exit_code(), &outcome.stdout),
-        step.stdin_delay_ms.unwrap_or(0),
-        same.severity,
-        &same.because,
-    )
 }

@@ -12,7 +12,6 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::execute::hosts::{as_called, called_as, case_hosts};
-use crate::execute::late_stdin::late_answer;
 use crate::execute::{CaseState, Run, StepEnd, defer_stdin, downgrade, reach};
 use crate::host::positions;
 use crate::judge::checks::{self, Finding, Judged, StepContext};
@@ -20,7 +19,7 @@ use crate::outcome::repro;
 use crate::outcome::results::StepReport;
 use crate::running::runner::{self, Invocation, Outcome, Termination};
 use crate::running::sandbox::{self, Sandbox};
-use crate::suite::case::{Case, Refusal, Severity, Source};
+use crate::suite::case::{Case, Refusal, Severity, Source, Step};
 use crate::suite::template::{Bindings, Template, expand_json};
 
 impl Run<'_> {
@@ -609,6 +608,28 @@ pub(super) fn termination_label(t: &Termination) -> &'static str {
         Termination::TimedOut => "timed-out",
         Termination::SpawnFailed(_) => "not-started",
     }
+}
+
+/// `same_answer_as:` of element `n`: the finding when this answer differs
+/// from the named step's answer for the same element.
+fn late_answer(
+    step: &Step,
+    n: usize,
+    inv: &Invocation,
+    outcome: &Outcome,
+    state: &CaseState,
+) -> Option<Finding> {
+    let same = step.expect.same_answer_as.as_ref()?;
+    let (code, stdout) = state.item_answers.get(&(same.step.clone(), n))?;
+    let payload = inv.stdin.as_deref().map_or(&[][..], |b| b.as_slice());
+    crate::judge::same_answer::compare(
+        payload,
+        (*code, stdout),
+        (outcome.exit_code(), &outcome.stdout),
+        step.stdin_delay_ms.unwrap_or(0),
+        same.severity,
+        &same.because,
+    )
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ impl Confidence {
 }
 
 /// A host behaviour that some releases have and others lack. The case files
-/// name one by its [`Fact::id`] (`host_version: before cli-version-env`).
+/// name one by its id (`host_version: before cli-version-env`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fact {
     /// External plugins at all (protocol 1, `entire-agent-*` on `PATH`).

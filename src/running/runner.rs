@@ -151,7 +151,7 @@ pub struct Outcome {
     /// is then not kept).
     pub compared: Option<Compared>,
     /// Paths outside the sandbox the confined plugin tried to write, from
-    /// its stderr (see [`confine::blocked_writes`]).
+    /// its stderr (see [`crate::running::confine::blocked_writes`]).
     pub blocked_writes: Vec<PathBuf>,
     /// The signal that ended the plugin, if one did.
     pub signal: Option<i32>,
