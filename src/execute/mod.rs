@@ -253,16 +253,16 @@ impl Run<'_> {
         let (mut outcome, note) = self.steps(case, &sandbox, &mut state);
         if let Some(report) = strays(case, &sandbox) {
             state.reports.push(report);
-            outcome = worst(&state.reports);
+            outcome = CaseOutcome::of(&state.reports);
         }
         reach::weigh_by_reach(self.reach, case, &mut state.reports);
         if outcome == CaseOutcome::Failed {
-            outcome = worst(&state.reports);
+            outcome = CaseOutcome::of(&state.reports);
         }
         if let Some(scope) = &scope {
             within(case, scope, &mut state.reports);
             if !matches!(outcome, CaseOutcome::Skipped(_) | CaseOutcome::NotRun(_)) {
-                outcome = worst(&state.reports);
+                outcome = CaseOutcome::of(&state.reports);
             }
         }
         let mut report = report_shell(case, outcome);
@@ -315,7 +315,7 @@ impl Run<'_> {
                 Ok(n) => note = n,
                 Err(skip) => return (CaseOutcome::Skipped(skip), None),
             }
-            if worst(&state.reports) == CaseOutcome::Failed || state.cut.is_some() {
+            if CaseOutcome::of(&state.reports) == CaseOutcome::Failed || state.cut.is_some() {
                 return (conclude(state), note);
             }
         }
@@ -326,7 +326,7 @@ impl Run<'_> {
                 StepEnd::Refused(outcome, note, variable) => {
                     let refused = refused(outcome, &note, variable).map(Finding::noted);
                     refusal_finding(case, state, refused);
-                    return (worst(&state.reports), Some(note));
+                    return (CaseOutcome::of(&state.reports), Some(note));
                 }
             }
         }
@@ -495,8 +495,8 @@ enum StepEnd {
 /// The case's outcome: its findings', or not run when the breaker stopped it
 /// before anything failed.
 fn conclude(state: &CaseState) -> CaseOutcome {
-    match (worst(&state.reports), &state.cut) {
-        (CaseOutcome::Failed, _) | (_, None) => worst(&state.reports),
+    match (CaseOutcome::of(&state.reports), &state.cut) {
+        (CaseOutcome::Failed, _) | (_, None) => CaseOutcome::of(&state.reports),
         (_, Some(reason)) => CaseOutcome::NotRun(format!("not run: {reason}")),
     }
 }
@@ -514,10 +514,6 @@ fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
 /// The outcome implied by the findings so far (already capped at the
 /// case's severity by [`downgrade`]): [`CaseOutcome::of`], named short for
 /// the many places of this layer that ask it.
-fn worst(reports: &[StepReport]) -> CaseOutcome {
-    CaseOutcome::of(reports)
-}
-
 /// How the depot makes a case's sandbox: created under the sandbox base and,
 /// unless `--no-confine`, confined.
 fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::late_stdin::deliberate_wait;
 use super::{
-    Finished, Run, Slot, downgrade, not_run, pool, report_shell, roundtrip, sandbox_prefix, worst,
+    Finished, Run, Slot, downgrade, not_run, pool, report_shell, roundtrip, sandbox_prefix,
 };
 use crate::outcome::results::{CaseOutcome, CaseReport};
 use crate::suite::case::{Case, Property, Source};
@@ -133,8 +133,8 @@ impl Run<'_> {
         merged.note = merged.note.or(verdict.note);
         merged.steps = verdict.steps;
         merged.steps.iter_mut().for_each(|r| downgrade(case, r));
-        merged.outcome = match (worst(&merged.steps), stopped) {
-            (CaseOutcome::Failed, _) | (_, None) => worst(&merged.steps),
+        merged.outcome = match (CaseOutcome::of(&merged.steps), stopped) {
+            (CaseOutcome::Failed, _) | (_, None) => CaseOutcome::of(&merged.steps),
             (_, Some(report)) => report.outcome,
         };
         self.settle_unit_sandboxes(&mut merged, kept, target_sandbox);

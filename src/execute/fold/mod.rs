@@ -53,10 +53,6 @@ mod tests {
     use crate::outcome::results::{CaseOutcome, CaseReport, StepReport};
     use crate::outcome::{Finding, Kind};
 
-    fn worst(steps: &[StepReport]) -> CaseOutcome {
-        CaseOutcome::of(steps)
-    }
-
     fn case(id: &str, capability: &str, findings: Vec<Finding>) -> CaseReport {
         let mut step = StepReport::without_invocation("step 1", "action", findings);
         step.name = "step 1".to_string();
@@ -74,7 +70,7 @@ mod tests {
             host_calls: Vec::new(),
             timeline: false,
         };
-        report.outcome = worst(&report.steps);
+        report.outcome = CaseOutcome::of(&report.steps);
         report
     }
 
