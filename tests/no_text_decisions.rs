@@ -160,3 +160,28 @@ fn every_finding_of_the_recorded_reports_has_a_known_code() {
     }
     assert!(seen > 0, "the recorded reports hold findings");
 }
+
+/// Severity is set through `Finding` only (`cap`, `set_severity`,
+/// `rests_on`), where the evidence rule holds: an assumption about the
+/// agent alone never makes a failure (ARCHITECTURE.md, "Invariants").
+#[test]
+fn severities_are_weighed_only_through_the_finding() {
+    let mut found = Vec::new();
+    for file in rust_files(&common::root().join("src")) {
+        if file.ends_with("outcome/finding.rs") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&file).unwrap_or_default();
+        let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            if line.contains(".severity = ") && !line.trim_start().starts_with("//") {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a severity set around the evidence rule (use Finding::set_severity):\n{}",
+        found.join("\n")
+    );
+}

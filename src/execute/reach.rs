@@ -97,7 +97,7 @@ pub(super) fn weigh_by_reach(reach: Reach, case: &Case, reports: &mut [StepRepor
         };
         for finding in &mut report.findings {
             if finding.severity > max && !finding.hard {
-                finding.severity = max;
+                finding.set_severity(max);
                 finding.message = format!("{why}: {}", finding.message);
             }
         }

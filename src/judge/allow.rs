@@ -48,7 +48,7 @@ pub fn apply(cases: &mut [CaseReport], allowed: &[Allowance]) {
         let findings = case.steps.iter_mut().flat_map(|s| s.findings.iter_mut());
         for finding in findings.filter(|f| f.severity > Severity::Note) {
             if let Some(allowance) = allowed.iter().find(|a| a.kind == finding.kind) {
-                finding.severity = Severity::Note;
+                finding.set_severity(Severity::Note);
                 finding.hard = false;
                 finding.message = format!("{} ({})", finding.message, allowance.said());
                 lowered = true;

@@ -3,6 +3,8 @@
 
 use crate::host::Severity;
 
+pub use super::evidence::Evidence;
+
 pub use super::kind::Kind;
 
 /// One problem found in a step.
@@ -30,6 +32,9 @@ pub struct Finding {
     /// when the message is said again shorter, the note follows, and a
     /// report that shows the finding does not show the note twice.
     pub says_note: bool,
+    /// What the finding rests on (see [`Evidence`]): an assumption about
+    /// the agent alone never makes a failure ([`Finding::weight`]).
+    pub evidence: Evidence,
 }
 
 impl Finding {
@@ -44,6 +49,7 @@ impl Finding {
             actual: None,
             about: None,
             says_note: false,
+            evidence: Evidence::HostInput,
         }
     }
 
@@ -66,7 +72,34 @@ impl Finding {
     /// Caps the severity at `max` (the case's), unless the finding is hard.
     pub fn cap(&mut self, max: Severity) {
         if !self.hard {
-            self.severity = self.severity.min(max);
+            self.severity = self.weight().min(max);
+        }
+    }
+
+    /// Sets the severity (a weighing by reach, release or renewal), never
+    /// above what the finding's evidence allows.
+    pub fn set_severity(&mut self, severity: Severity) {
+        self.severity = severity;
+        self.severity = self.weight();
+    }
+
+    /// Sets what the finding rests on; a failure that rests on an
+    /// assumption alone is a warning from here on.
+    pub fn rests_on(mut self, evidence: Evidence) -> Finding {
+        self.evidence = evidence;
+        self.severity = self.weight();
+        self
+    }
+
+    /// The weight the finding has: its severity, held at what its evidence
+    /// allows ([`Evidence::cap`]). A hard finding (a hang, a flood, a
+    /// plugin that cannot start) rests on the host's own limits, which
+    /// hold whatever the input, and keeps its weight.
+    pub fn weight(&self) -> Severity {
+        if self.hard {
+            self.severity
+        } else {
+            self.evidence.cap(self.severity)
         }
     }
 

@@ -1,6 +1,7 @@
 //! The run's outcome as data, and how to reproduce each invocation.
 
 pub mod discover;
+pub mod evidence;
 pub mod finding;
 pub mod kept;
 pub mod kind;

@@ -50,7 +50,7 @@ impl CaseOutcome {
         let heaviest = steps
             .iter()
             .flat_map(|s| &s.findings)
-            .map(|f| f.severity)
+            .map(Finding::weight)
             .max();
         match heaviest {
             None => CaseOutcome::Passed,
@@ -346,8 +346,9 @@ fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Er
     let mut seq = s.serialize_seq(Some(list.len()))?;
     for f in list {
         seq.serialize_element(&serde_json::json!({
-            "severity": f.severity,
+            "severity": f.weight(),
             "code": f.kind,
+            "evidence": f.evidence,
             "message": f.text(),
             "expected": f.expected,
             "actual": f.actual,

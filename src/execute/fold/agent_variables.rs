@@ -33,7 +33,7 @@ pub(super) fn once_per_variable(reports: &mut [CaseReport]) {
                 }
                 Some(first) => {
                     finding.message = not_verified_again(&variable, first);
-                    finding.severity = Severity::Note;
+                    finding.set_severity(Severity::Note);
                     if finding.says_note {
                         note = Some(finding.message.clone());
                     }

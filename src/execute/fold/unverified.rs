@@ -65,7 +65,7 @@ pub(super) fn unverified_once(reports: &mut [CaseReport]) {
             let report = &mut reports[c];
             let finding = &mut report.steps[s].findings[f];
             if Some(at) == chosen {
-                finding.severity = Severity::Warning.min(report.severity);
+                finding.set_severity(Severity::Warning.min(report.severity));
             } else {
                 let what = finding.gist().unwrap_or(&finding.message);
                 let again = again(what, &capability, &first);
@@ -73,7 +73,7 @@ pub(super) fn unverified_once(reports: &mut [CaseReport]) {
                     report.note = Some(again.clone());
                 }
                 finding.message = again;
-                finding.severity = Severity::Note;
+                finding.set_severity(Severity::Note);
                 finding.kind = Kind::SaidElsewhere;
             }
             reweigh(report);

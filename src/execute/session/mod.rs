@@ -408,7 +408,7 @@ fn weigh_renewals(renewals: &[(usize, usize)], resume_names_id: bool, reports: &
     let (severity, why) = crate::host::reach::renewed_session_id(resume_names_id);
     for &(step, n) in renewals {
         if let Some(f) = reports.get_mut(step).and_then(|r| r.findings.get_mut(n)) {
-            f.severity = severity;
+            f.set_severity(severity);
             f.message = format!("{}: {why}", f.message);
         }
     }
