@@ -131,6 +131,10 @@ faults! {
     ResolveTraversal = "resolve-traversal",
     /// `write-session` exits 1 with nothing on stderr and writes nothing.
     WriteSessionSilentFailure = "write-session-silent-failure",
+    /// `write-session` refuses every call with a clean message (restoring is
+    /// not implemented): whatever the id, its own included, resume and
+    /// rewind fail.
+    WriteSessionRefusesAll = "write-session-refuses-all",
     /// `write-session` refuses (exit 1) a `start_time` of `"0001-01-01T00:00:00Z"`,
     /// Go's zero time, which the host sends on every resume and rewind: both fail.
     WriteSessionRejectsZeroTime = "write-session-rejects-zero-time",
@@ -222,6 +226,10 @@ faults! {
     // --- hooks ---
     /// `install-hooks` appends every Entire hook again on each run and reports them all.
     InstallNotIdempotent = "install-not-idempotent",
+    /// `install-hooks` writes only a marker file with the time of the install
+    /// (`.reference/installed`) and reports every hook installed: nothing the
+    /// agent runs calls `entire hooks`, so nothing is ever recorded.
+    InstallMarkerOnly = "install-marker-only",
     /// `install-hooks` reports 0 hooks installed even on the first install.
     InstallReportsZero = "install-reports-zero",
     /// `install-hooks` writes a fresh settings file, dropping the user's keys and hooks.

@@ -97,6 +97,26 @@ type Settings = Map<String, Value>;
 /// report how many were added (0 when all were there already).
 ///
 /// `--force` first removes Entire's hooks and then adds them all again.
+/// The `install-marker-only` fault: a marker file with the time of the
+/// install, no hook the agent runs, and a count that says hooks were
+/// installed.
+fn install_marker_only(ctx: &Context) -> Result<Output> {
+    let dir = ctx.repo_root()?.join(".reference");
+    fs::create_dir_all(&dir).context(|| format!("creating {}", dir.display()))?;
+    let marker = dir.join("installed");
+    let stamp = format!(
+        "{}\n",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    );
+    fs::write(&marker, stamp).context(|| format!("writing {}", marker.display()))?;
+    Ok(Output::Json(
+        json!({ "hooks_installed": ENTIRE_HOOKS.len() }),
+    ))
+}
+
 /// `--local-dev` is accepted and ignored: newer hosts never send it, because a
 /// development hook command let repository content run from installed hooks.
 pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
@@ -108,6 +128,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
         return Err(Error::failed("--force is not supported"));
     }
 
+    if ctx.fault(Fault::InstallMarkerOnly) {
+        return install_marker_only(ctx);
+    }
     let path = settings_path(ctx)?;
     let existing = load(&path)?;
     let mut settings = existing.clone().unwrap_or_default();

@@ -251,6 +251,11 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::WriteSessionSilentFailure) {
         return Err(Error::Silent);
     }
+    if ctx.fault(Fault::WriteSessionRefusesAll) {
+        return Err(Error::failed(
+            "write-session is not supported: restoring a session is not implemented",
+        ));
+    }
     if ctx.fault(Fault::WriteOutside) {
         let _ = fs::write(
             "../escaped-by-reference",

@@ -66,14 +66,14 @@ impl Run<'_> {
                 self.hooks_fire(before, installed, sandbox, state)
             }
             Action::CheckHookEvents { step } => self.hook_events(step, state),
-            Action::RestartWithUserHooks if !state.user.learnt_any() => {
+            Action::RestartWithUserHooks if !state.user.learnt_hook_config() => {
                 // Nothing of the agent's config to hold the user's hooks.
                 state
                     .reports
                     .push(action_report(&case.step_name(index), Vec::new()));
                 return StepEnd::Stop;
             }
-            Action::RestartWithUserHooks => state.user.restart_with_learnt(sandbox),
+            Action::RestartWithUserHooks => state.user.restart_with_user_hooks(sandbox),
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();
@@ -212,7 +212,20 @@ impl Run<'_> {
                 status,
             });
         }
-        hookfire::judge_fired(&agent, &names, !written.is_empty(), &fired)
+        let said = hookfire::InstallSaid {
+            wrote_any: !written.is_empty(),
+            reported: state
+                .last_json
+                .as_ref()
+                .and_then(|v| v.get("hooks_installed"))
+                .and_then(Value::as_u64),
+            names_a_hook: written.iter().any(|w| {
+                names
+                    .iter()
+                    .any(|n| !n.is_empty() && w.after.contains(&format!("\"{n}\"")))
+            }),
+        };
+        hookfire::judge_fired(&agent, &names, &said, &fired)
     }
 
     /// The call that runs an installed hook in the sandbox, as an agent runs
@@ -233,6 +246,19 @@ impl Run<'_> {
         inv.program = program;
         inv.args = args;
         inv.stdin = Some(std::sync::Arc::new(HOOK_PAYLOAD.as_bytes().to_vec()));
+        // The plugin on PATH where the host found it, after the `entire`
+        // stand-in: a hook that runs the plugin by name finds it, as on the
+        // user's machine.
+        let plugin = std::path::absolute(self.plugin).unwrap_or_else(|_| self.plugin.to_path_buf());
+        if let Some(dir) = plugin.parent() {
+            let inherited = std::env::var_os("PATH").unwrap_or_default();
+            let dirs = [sandbox.bin(), dir.to_path_buf()]
+                .into_iter()
+                .chain(std::env::split_paths(&inherited));
+            if let Ok(path) = std::env::join_paths(dirs) {
+                inv.env.push(("PATH".to_string(), path));
+            }
+        }
         Some(inv)
     }
 

@@ -44,6 +44,7 @@ mod hosts;
 mod late_stdin;
 pub mod many;
 mod newest;
+mod own_id;
 mod pool;
 mod property;
 mod reach;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::execute::hosts::{as_called, called_as, case_hosts};
+use crate::execute::own_id::Retried;
 use crate::execute::{CaseState, Run, StepEnd, defer_stdin, downgrade, reach};
 use crate::host::positions;
 use crate::judge::checks::{self, Finding, Judged, StepContext};
@@ -309,6 +310,24 @@ impl Run<'_> {
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
+        let (verdict, retried) = match verdict {
+            Judged::Refused(refusal, findings) if refusal.own_id => {
+                match self.write_with_own_id(&report.name, &inv, sandbox) {
+                    Retried::Refused(mut reports, finding) => {
+                        report.findings = findings;
+                        if let Some(last) = reports.last_mut() {
+                            last.findings.push(finding);
+                        }
+                        (Judged::Checked(Vec::new(), None), Some((false, reports)))
+                    }
+                    Retried::NoOwnId(reports) | Retried::Accepted(reports) => {
+                        (Judged::Refused(refusal, findings), Some((true, reports)))
+                    }
+                }
+            }
+            other => (other, None),
+        };
+        let keep = std::mem::take(&mut report.findings);
         let end = match verdict {
             Judged::Refused(refusal, findings) if !refusal.continue_with.is_empty() => {
                 report.findings = findings;
@@ -323,7 +342,8 @@ impl Run<'_> {
                 refused(refusal, !self.samples.is_empty())
             }
             Judged::Checked(findings, json) => {
-                report.findings = findings;
+                report.findings = keep;
+                report.findings.extend(findings);
                 if inv.args.first().map(String::as_str) == Some("parse-hook")
                     && let Some(event) = json.as_ref()
                 {
@@ -360,7 +380,21 @@ impl Run<'_> {
             as_called(call, &mut report.findings);
         }
         state.stdouts.insert(base, outcome.stdout);
-        state.reports.push(report);
+        match retried {
+            // The retries come before the refused step, whose note the
+            // refusal's finding follows.
+            Some((true, reports)) => {
+                state.reports.extend(reports);
+                state.reports.push(report);
+            }
+            Some((false, mut reports)) => {
+                reports.iter_mut().for_each(|r| downgrade(case, r));
+                state.reports.push(report);
+                state.reports.extend(reports);
+                return StepEnd::Stop;
+            }
+            None => state.reports.push(report),
+        }
         end
     }
 

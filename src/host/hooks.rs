@@ -42,6 +42,43 @@ pub const BUILT_IN_HOOK_CONFIGS: &[(&str, &str)] = &[
     (".github/hooks/entire.json", "copilot-cli"),
 ];
 
+/// The plugin subcommands the host calls itself, inside `entire hooks`
+/// and its session calls (protocol, "Subcommands"; docs/host.md "The calls
+/// the host makes over a session, in order"). An agent's hook that runs one
+/// of them on the plugin directly (`entire-agent-x parse-hook --hook stop`)
+/// does the host's part without the host: the Event goes to the hook's
+/// stdout, nothing of Entire hears of it, and no checkpoint is made.
+pub const HOST_SIDE_SUBCOMMANDS: &[&str] = &[
+    "parse-hook",
+    "read-transcript",
+    "get-session-dir",
+    "resolve-session-file",
+    "write-session",
+    "extract-modified-files",
+    "extract-all-modified-files",
+    "extract-prompts",
+    "get-transcript-position",
+    "prepare-transcript",
+    "calculate-tokens",
+    "calculate-total-tokens",
+    "write-hook-response",
+];
+
+/// Whether the shell command `command` runs a host-side subcommand of an
+/// `entire-agent-*` plugin directly ([`HOST_SIDE_SUBCOMMANDS`]): a word
+/// naming such a binary (by name or path), followed by such a subcommand.
+pub fn runs_host_side_directly(command: &str) -> bool {
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace() || ";&|()'\"`".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).any(|pair| {
+        let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
+        program.starts_with(crate::host::discovery::PREFIX)
+            && HOST_SIDE_SUBCOMMANDS.contains(&pair[1])
+    })
+}
+
 /// The built-in agent whose hook config `file` (sandbox-relative: under the
 /// work tree or the home) is, if any: a plugin that installs its hooks there
 /// wraps that agent.
@@ -76,6 +113,20 @@ mod tests {
             Some("cursor")
         );
         assert_eq!(built_in_config_of(".myagent/settings.json"), None);
+    }
+
+    #[test]
+    fn a_hook_that_runs_the_hosts_side_itself_is_told() {
+        assert!(runs_host_side_directly(
+            "entire-agent-foo parse-hook --hook stop"
+        ));
+        assert!(runs_host_side_directly(
+            "sh -c '/opt/bin/entire-agent-foo parse-hook --hook stop </dev/null'"
+        ));
+        assert!(!runs_host_side_directly("entire hooks foo stop"));
+        assert!(!runs_host_side_directly(
+            "'/h/bin/entire-agent-foo' run-hook --hook 'end-of-turn'"
+        ));
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
     if code != Some(0) && ctx.refusable {
         return Judged::Refused(
             Refusal {
+                own_id: false,
                 outcome: RefusalOutcome::Pass,
                 note: "the plugin refused the transcript".to_string(),
                 with_samples: None,
@@ -111,6 +112,7 @@ pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
     {
         return Judged::Refused(
             Refusal {
+                own_id: false,
                 outcome: RefusalOutcome::Pass,
                 note: format!(
                     "the plugin answered {} (nothing read) for the transcript",
@@ -147,6 +149,7 @@ fn raw_unread(ctx: &StepContext<'_>, out: &Outcome) -> Option<Refusal> {
         text => format!("`{text}`"),
     };
     Some(Refusal {
+        own_id: false,
         note: format!(
             "the plugin answered {answered} with exit 0 (nothing read) for the transcript: \
              {}",

@@ -66,6 +66,7 @@ pub(super) fn weigh(
             ..Finding::warning(message.clone()).kind(Kind::Crashed)
         });
         let refusal = Refusal {
+            own_id: false,
             outcome: RefusalOutcome::Pass,
             note: message,
             with_samples: None,

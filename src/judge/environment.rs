@@ -37,6 +37,7 @@ fn is_set(inv: &Invocation, name: &str) -> bool {
 /// (`on_refusal: continue_with`) still does.
 pub fn refusal(variable: &str, written: Option<&Refusal>) -> Refusal {
     Refusal {
+        own_id: false,
         outcome: RefusalOutcome::Warning,
         note: agent_env::not_verified(variable),
         with_samples: None,

@@ -14,10 +14,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::host::Severity;
 use crate::host::hooks;
 use crate::judge::checks::Finding;
 use crate::judge::formats::{self, Format};
+use crate::outcome::finding::Evidence;
 use crate::outcome::kind::Kind;
 
 /// Keys whose string (or array of strings) value is a command an agent runs.
@@ -62,6 +62,13 @@ pub struct Installed {
     pub file: String,
     /// How it runs.
     pub run: HookRun,
+    /// Whether it is surely one of the agent's hooks for Entire: a command
+    /// under a command key of an agent's config, or an executable script,
+    /// outside `.git`. A string that only mentions `entire hooks` elsewhere
+    /// (a trust list's pattern, a description) and a git hook (which git
+    /// fires, for a feature of the plugin's own) may be neither: they count
+    /// when they reach Entire, and are never judged lost.
+    pub certain: bool,
 }
 
 impl Installed {
@@ -80,46 +87,59 @@ impl Installed {
 pub fn installed(written: &[Written]) -> Vec<Installed> {
     let mut found = Vec::new();
     for file in written {
+        let in_git = is_in_git_dir(&file.rel);
         let format = formats::detect(&file.rel, &file.after);
         if matches!(
             format,
             Format::Json | Format::Jsonc | Format::Toml | Format::Yaml
         ) {
-            let was = file
+            let was: BTreeSet<String> = file
                 .before
                 .as_deref()
                 .and_then(|text| formats::parse(format, text).ok())
-                .map(|v| commands_in(&v))
+                .map(|v| commands_in(&v).into_keys().collect())
                 .unwrap_or_default();
             let Ok(now) = formats::parse(format, &file.after) else {
                 continue;
             };
-            for cmd in commands_in(&now).difference(&was) {
-                found.push(Installed {
-                    file: file.rel.clone(),
-                    run: HookRun::Shell(cmd.clone()),
-                });
+            for (cmd, under_key) in commands_in(&now) {
+                if !was.contains(&cmd) {
+                    found.push(Installed {
+                        file: file.rel.clone(),
+                        run: HookRun::Shell(cmd),
+                        certain: under_key && !in_git,
+                    });
+                }
             }
         } else if file.executable && file.after.starts_with("#!") {
             found.push(Installed {
                 file: file.rel.clone(),
                 run: HookRun::Script,
+                certain: !in_git,
             });
         }
     }
     found
 }
 
-/// Every command of a config value: strings under a command key (an array
-/// of strings there is an argument vector), and any string that runs
-/// `entire hooks`.
-fn commands_in(value: &Value) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
+/// Whether a sandbox-relative path lies in a `.git` directory (a git hook,
+/// git's own config): git fires those, not the agent.
+fn is_in_git_dir(rel: &str) -> bool {
+    rel.split('/').any(|part| part == ".git")
+}
+
+/// Every command of a config value, and whether it stands under a command
+/// key: strings under a command key (an array of strings there is an
+/// argument vector), and, not under one, any string that mentions `entire
+/// hooks` (a command under a key of the agent's own naming, or only a
+/// pattern or a description).
+fn commands_in(value: &Value) -> std::collections::BTreeMap<String, bool> {
+    let mut found = std::collections::BTreeMap::new();
     collect(value, None, &mut found);
     found
 }
 
-fn collect(value: &Value, key: Option<&str>, found: &mut BTreeSet<String>) {
+fn collect(value: &Value, key: Option<&str>, found: &mut std::collections::BTreeMap<String, bool>) {
     let is_command_key =
         key.is_some_and(|k| COMMAND_KEYS.contains(&k.to_ascii_lowercase().as_str()));
     match value {
@@ -127,7 +147,8 @@ fn collect(value: &Value, key: Option<&str>, found: &mut BTreeSet<String>) {
             if (is_command_key || s.contains(crate::host::invocation::HOOK_MARK))
                 && !s.trim().is_empty() =>
         {
-            found.insert(s.clone());
+            let certain = found.get(s).copied().unwrap_or(false) || is_command_key;
+            found.insert(s.clone(), certain);
         }
         Value::Array(items) if is_command_key && items.iter().all(Value::is_string) => {
             let words: Vec<String> = items
@@ -136,7 +157,7 @@ fn collect(value: &Value, key: Option<&str>, found: &mut BTreeSet<String>) {
                 .map(shell_word)
                 .collect();
             if !words.is_empty() {
-                found.insert(words.join(" "));
+                found.insert(words.join(" "), true);
             }
         }
         Value::Array(items) => items.iter().for_each(|v| collect(v, None, found)),
@@ -169,111 +190,246 @@ pub struct Fired {
     pub status: String,
 }
 
-/// What the installed hooks reached: a failure when none reaches `entire
-/// hooks <agent>` (every hook is lost) or one names another agent; a warning
-/// for a hook that reaches nothing while others do; a note when nothing
-/// runnable was installed (an agent whose own library fires the hooks).
+/// What the install said and left, beside the hooks found in it.
+#[derive(Debug, Clone, Default)]
+pub struct InstallSaid {
+    /// The install created or changed some file.
+    pub wrote_any: bool,
+    /// Its `hooks_installed` (`None`: not a number).
+    pub reported: Option<u64>,
+    /// Some file it wrote names one of the hook names `info` declares (a
+    /// hook the agent reads as data, `{"hook": "stop"}`, and fires itself).
+    pub names_a_hook: bool,
+}
+
+/// How one installed hook ended, as the stand-in and its command tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach<'a> {
+    /// It called `entire hooks <this agent> <hook>`.
+    Ours(&'a str),
+    /// It called `entire hooks <other agent> <hook>`.
+    Other(&'a str, &'a str),
+    /// It runs a host-side subcommand of a plugin directly: it cannot lead
+    /// to `entire hooks`.
+    Bypass,
+    /// It called nothing; it may need input only the agent gives.
+    Quiet,
+}
+
+fn reach_of<'a>(agent: &str, one: &'a Fired) -> Reach<'a> {
+    let calls: Vec<(&str, &str)> = one
+        .calls
+        .iter()
+        .filter_map(|c| hooks::hook_call(c))
+        .collect();
+    if let Some((_, hook)) = calls.iter().find(|(a, _)| *a == agent) {
+        return Reach::Ours(hook);
+    }
+    if let Some((other, hook)) = calls.first() {
+        return Reach::Other(other, hook);
+    }
+    match &one.hook.run {
+        HookRun::Shell(cmd) if hooks::runs_host_side_directly(cmd) => Reach::Bypass,
+        _ => Reach::Quiet,
+    }
+}
+
+/// What the installed hooks reached. A failure needs positive evidence, of
+/// the plugin's own making: a hook of its config that names another agent;
+/// every hook of its config running a host-side subcommand directly (which
+/// cannot lead to `entire hooks`); or an install that reported hooks and
+/// left nothing that runs nor names a hook. A hook that ran and called
+/// nothing may need input only its agent gives: not verified here, a note.
+/// Strings that only mention `entire hooks` and git hooks count only when
+/// they reach Entire ([`Installed::certain`]).
 pub fn judge_fired(
     agent: &str,
     hook_names: &[String],
-    wrote_any: bool,
+    said: &InstallSaid,
     fired: &[Fired],
 ) -> Vec<Finding> {
-    if fired.is_empty() && !wrote_any {
-        // The agent's own library fires the hooks: exempt.
-        return Vec::new();
+    let reaches: Vec<(Reach, &Fired)> = fired.iter().map(|f| (reach_of(agent, f), f)).collect();
+    let mut findings = reached_notes(agent, hook_names, &reaches);
+    let reached = reaches
+        .iter()
+        .filter(|(r, _)| matches!(r, Reach::Ours(_)))
+        .count();
+    let certain: Vec<&(Reach, &Fired)> = reaches.iter().filter(|(_, f)| f.hook.certain).collect();
+    for (reach, one) in &certain {
+        if let Reach::Other(other, hook) = reach {
+            findings.push(other_agent(agent, other, hook, one));
+        }
     }
-    if fired.is_empty() {
-        return vec![
-            Finding::note(
-                "install-hooks wrote no hook command or executable hook script the harness can \
-                 run (an agent whose own library fires the hooks is fine): that its hooks reach \
-                 `entire hooks` is not verified here",
-            )
-            .kind(Kind::NotVerified),
-        ];
+    if certain.is_empty() {
+        if reached == 0 {
+            findings.extend(nothing_runs(said));
+        }
+        return findings;
     }
-    let mut findings = Vec::new();
-    let mut lost = Vec::new();
-    let mut reached = 0;
-    for one in fired {
-        let calls: Vec<(&str, &str)> = one
-            .calls
-            .iter()
-            .filter_map(|c| hooks::hook_call(c))
-            .collect();
-        let ours: Vec<&(&str, &str)> = calls.iter().filter(|(a, _)| *a == agent).collect();
-        if let Some((_, hook)) = ours.first() {
-            reached += 1;
-            if let Some(wrapped) = hooks::built_in_config_of(&one.hook.file)
-                && !findings.iter().any(|f: &Finding| f.kind == Kind::OwnerSkip)
-            {
-                findings.push(
-                    Finding::note(format!(
-                        "the install puts its hooks in {} of the built-in {wrapped}: this plugin \
-                         wraps {wrapped}; {}",
-                        one.hook.file,
-                        hooks::WRAPPER_OWNER
-                    ))
-                    .kind(Kind::OwnerSkip),
-                );
-            }
-            if !hook_names.iter().any(|h| h == hook) {
-                findings.push(Finding::note(format!(
+    let bypass: Vec<String> = certain
+        .iter()
+        .filter(|(r, _)| *r == Reach::Bypass)
+        .map(|(_, f)| f.hook.label())
+        .collect();
+    let quiet: Vec<String> = certain
+        .iter()
+        .filter(|(r, _)| *r == Reach::Quiet)
+        .map(|(_, f)| format!("{} ({})", f.hook.label(), f.status))
+        .collect();
+    if !bypass.is_empty() {
+        findings.push(bypassed(agent, &bypass, reached == 0 && quiet.is_empty()));
+    }
+    if !quiet.is_empty() && reached == 0 {
+        findings.push(quiet_note(agent, &quiet));
+    }
+    findings
+}
+
+/// The notes on hooks that reached this plugin: a wrapper of a built-in
+/// agent's config, and a hook name `info` does not declare.
+fn reached_notes(agent: &str, hook_names: &[String], reaches: &[(Reach, &Fired)]) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = Vec::new();
+    for (reach, one) in reaches {
+        let Reach::Ours(hook) = reach else { continue };
+        if let Some(wrapped) = hooks::built_in_config_of(&one.hook.file)
+            && !findings.iter().any(|f| f.kind == Kind::OwnerSkip)
+        {
+            findings.push(
+                Finding::note(format!(
+                    "the install puts its hooks in {} of the built-in {wrapped}: this plugin \
+                     wraps {wrapped}; {}",
+                    one.hook.file,
+                    hooks::WRAPPER_OWNER
+                ))
+                .kind(Kind::OwnerSkip)
+                .rests_on(Evidence::OwnAnswers),
+            );
+        }
+        if !hook_names.iter().any(|h| h == hook) {
+            findings.push(
+                Finding::note(format!(
                     "{} runs `entire hooks {agent} {hook}`, a hook name info.hook_names does not \
                      list; the host accepts any name and passes it to parse-hook",
                     one.hook.label()
-                )).kind(Kind::HooksInert));
-            }
-            continue;
-        }
-        if let Some((other, hook)) = calls.first() {
-            findings.push(
-                Finding::failure(format!(
-                    "{} runs `entire hooks {other} {hook}`: the host hands that hook to the agent \
-                 registered as {other:?}, never to this plugin (registered as {agent:?}, from its \
-                 file name): this hook's events are lost, no checkpoint comes of them",
-                    one.hook.label()
                 ))
-                .kind(Kind::HooksInert),
+                .kind(Kind::HooksInert)
+                .rests_on(Evidence::OwnAnswers),
             );
-            continue;
         }
-        lost.push(format!("{} ({})", one.hook.label(), one.status));
     }
-    if lost.is_empty() {
-        return findings;
-    }
-    let severity = if reached == 0 {
-        Severity::Failure
+    findings
+}
+
+/// A hook of the plugin's config that calls `entire hooks` for another
+/// agent: a failure (its events go to that agent).
+fn other_agent(agent: &str, other: &str, hook: &str, one: &Fired) -> Finding {
+    Finding::failure(format!(
+        "{} runs `entire hooks {other} {hook}`: the host hands that hook to the agent registered \
+         as {other:?}, never to this plugin (registered as {agent:?}, from its file name): this \
+         hook's events are lost, no checkpoint comes of them",
+        one.hook.label()
+    ))
+    .kind(Kind::HooksInert)
+    .rests_on(Evidence::OwnAnswers)
+    .diff(
+        format!("a call `entire hooks {agent} {hook}`"),
+        format!("a call `entire hooks {other} {hook}`"),
+    )
+}
+
+/// Hooks that run the host's side of the protocol themselves: a failure
+/// when they are every hook the install wrote, a warning beside others.
+fn bypassed(agent: &str, labels: &[String], every_hook: bool) -> Finding {
+    let what = if every_hook {
+        "no hook the install wrote can reach Entire: every hook is lost, no session is recorded \
+         and no checkpoint is ever made (`entire enable`, then a turn and `git commit`, records \
+         nothing)"
     } else {
-        Severity::Warning
-    };
-    let what = if reached == 0 {
-        "no hook the install wrote reaches Entire: every hook is lost, no session is recorded and \
-         no checkpoint is ever made"
-    } else {
-        "these hooks reach nothing of Entire, so their events are lost"
-    };
-    let shown = if lost.len() > 3 {
-        format!("{}; and {} more", lost[..3].join("; "), lost.len() - 3)
-    } else {
-        lost.join("; ")
+        "these hooks' events are lost"
     };
     let message = format!(
-        "run as the agent runs them, {} installed hook(s) never called `entire hooks {agent} \
-         <hook>` (the `entire` stand-in on PATH saw no such call): {shown}; {what}",
-        lost.len()
+        "{} installed hook(s) run the plugin's own host-side subcommand directly ({}): the host \
+         calls that subcommand inside `entire hooks {agent} <hook>`; run directly, its answer \
+         goes to the agent's hook output and nothing of Entire hears of it; {what}",
+        labels.len(),
+        shown(labels)
     );
-    let finding = match severity {
-        Severity::Failure => Finding::failure(message),
-        _ => Finding::warning(message),
+    let finding = if every_hook {
+        Finding::failure(message)
+    } else {
+        Finding::warning(message)
     };
-    findings.push(finding.kind(Kind::HooksInert).diff(
-        format!("a call `entire hooks {agent} <hook>`"),
-        "no such call",
-    ));
-    findings
+    finding
+        .kind(Kind::HooksInert)
+        .rests_on(Evidence::OwnAnswers)
+        .diff(
+            format!("a hook that runs `entire hooks {agent} <hook>`"),
+            "the plugin's own subcommand, run directly",
+        )
+}
+
+/// Hooks that ran and called nothing: not verified here.
+fn quiet_note(agent: &str, labels: &[String]) -> Finding {
+    Finding::note(format!(
+        "run as the agent runs them (a small payload on stdin, the plugin on PATH), {} installed \
+         hook(s) called nothing of Entire: {}; a hook may need input only its agent gives (its \
+         own conversation id, a variable it sets), so that they reach `entire hooks {agent} \
+         <hook>` is not verified here",
+        labels.len(),
+        shown(labels)
+    ))
+    .kind(Kind::NotVerified)
+    .rests_on(Evidence::Assumption)
+}
+
+/// An install that wrote no hook the harness can run: nothing to say when
+/// it wrote nothing and reported none (the agent's own library fires the
+/// hooks); a failure when it reported hooks and left nothing that runs nor
+/// names a hook; a note otherwise (hooks the agent reads as data).
+fn nothing_runs(said: &InstallSaid) -> Vec<Finding> {
+    let reported = said.reported.unwrap_or(0);
+    if !said.wrote_any && reported == 0 {
+        return Vec::new();
+    }
+    if reported > 0 && !said.names_a_hook {
+        let left = if said.wrote_any {
+            "its files hold no command, no executable hook script and no entry naming a hook it \
+             declares"
+        } else {
+            "it wrote no file at all"
+        };
+        return vec![
+            Finding::failure(format!(
+                "install-hooks reported {reported} hook(s) installed, yet {left}: nothing the \
+                 agent runs calls `entire hooks`, so after `entire enable` no session is recorded \
+                 and no checkpoint is made"
+            ))
+            .kind(Kind::HooksInert)
+            .rests_on(Evidence::OwnAnswers)
+            .diff(
+                format!("{reported} hook(s) the agent runs"),
+                "nothing that runs",
+            ),
+        ];
+    }
+    vec![
+        Finding::note(
+            "install-hooks wrote no hook command or executable hook script the harness can run \
+             (hooks the agent reads as data, or an agent whose own library fires the hooks, are \
+             fine): that its hooks reach `entire hooks` is not verified here",
+        )
+        .kind(Kind::NotVerified)
+        .rests_on(Evidence::OwnAnswers),
+    ]
+}
+
+/// At most three labels, and how many more.
+fn shown(labels: &[String]) -> String {
+    if labels.len() > 3 {
+        format!("{}; and {} more", labels[..3].join("; "), labels.len() - 3)
+    } else {
+        labels.join("; ")
+    }
 }
 
 /// One declared hook name's parse-hook answer to the full payload.
@@ -373,6 +529,7 @@ pub fn judge_events(answers: &[HookAnswer]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::Severity;
 
     fn written(rel: &str, before: Option<&str>, after: &str) -> Written {
         Written {
@@ -393,7 +550,8 @@ mod tests {
             found,
             vec![Installed {
                 file: ".foo/settings.json".into(),
-                run: HookRun::Shell("entire hooks foo stop".into())
+                run: HookRun::Shell("entire hooks foo stop".into()),
+                certain: true,
             }]
         );
         let toml = "notify = [\"entire\", \"hooks\", \"foo\", \"turn end\"]\n";
@@ -405,10 +563,15 @@ mod tests {
     }
 
     fn fired(calls: &[&[&str]]) -> Fired {
+        fired_by("x", calls)
+    }
+
+    fn fired_by(cmd: &str, calls: &[&[&str]]) -> Fired {
         Fired {
             hook: Installed {
                 file: "f.json".into(),
-                run: HookRun::Shell("x".into()),
+                run: HookRun::Shell(cmd.into()),
+                certain: true,
             },
             calls: calls
                 .iter()
@@ -418,12 +581,20 @@ mod tests {
         }
     }
 
+    fn wrote() -> InstallSaid {
+        InstallSaid {
+            wrote_any: true,
+            reported: Some(1),
+            names_a_hook: false,
+        }
+    }
+
     #[test]
     fn a_wrapper_of_a_built_in_agent_is_told_who_owns_the_session() {
         let names = vec!["stop".to_string()];
         let mut hook = fired(&[&["hooks", "foo", "stop"]]);
         hook.hook.file = ".claude/settings.json".into();
-        let said = judge_fired("foo", &names, true, &[hook.clone(), hook]);
+        let said = judge_fired("foo", &names, &wrote(), &[hook.clone(), hook]);
         assert_eq!(said.len(), 1, "{said:?}");
         assert_eq!(
             (said[0].severity, said[0].kind),
@@ -433,27 +604,79 @@ mod tests {
     }
 
     #[test]
-    fn hooks_that_never_reach_entire_fail() {
+    fn a_failure_needs_positive_evidence_of_the_plugins_own_making() {
         let names = vec!["stop".to_string()];
-        assert!(
-            judge_fired("foo", &names, true, &[fired(&[&["hooks", "foo", "stop"]])]).is_empty()
-        );
-        let none = judge_fired("foo", &names, true, &[fired(&[])]);
-        assert_eq!(none[0].severity, Severity::Failure);
-        let other = judge_fired("foo", &names, true, &[fired(&[&["hooks", "bar", "stop"]])]);
-        assert_eq!(other[0].severity, Severity::Failure);
-        let some = judge_fired(
+        let ours = fired(&[&["hooks", "foo", "stop"]]);
+        assert!(judge_fired("foo", &names, &wrote(), &[ours.clone()]).is_empty());
+        // Another agent's name: a failure, on the plugin's own config.
+        let other = judge_fired(
             "foo",
             &names,
-            true,
-            &[fired(&[&["hooks", "foo", "stop"]]), fired(&[])],
+            &wrote(),
+            &[fired(&[&["hooks", "bar", "stop"]])],
         );
-        assert_eq!(some[0].severity, Severity::Warning);
         assert_eq!(
-            judge_fired("foo", &names, true, &[])[0].severity,
+            (other[0].severity, other[0].evidence),
+            (Severity::Failure, Evidence::OwnAnswers)
+        );
+        // Every hook runs the host's side itself: a failure; beside a
+        // working hook, a warning.
+        let direct = fired_by("entire-agent-foo parse-hook --hook stop", &[]);
+        let all = judge_fired("foo", &names, &wrote(), &[direct.clone()]);
+        assert_eq!(all[0].severity, Severity::Failure);
+        let some = judge_fired("foo", &names, &wrote(), &[ours, direct]);
+        assert_eq!(some[0].severity, Severity::Warning);
+        // A hook that called nothing may need the agent's own input: a note.
+        let quiet = judge_fired("foo", &names, &wrote(), &[fired(&[])]);
+        assert_eq!(
+            (quiet[0].severity, quiet[0].kind),
+            (Severity::Note, Kind::NotVerified)
+        );
+    }
+
+    #[test]
+    fn a_mention_or_a_git_hook_is_judged_only_when_it_reaches() {
+        let names = vec!["stop".to_string()];
+        let mut pattern = fired_by("sh -c 'entire hooks *", &[]);
+        pattern.hook.certain = false;
+        let said = judge_fired("foo", &names, &wrote(), &[pattern.clone()]);
+        assert_eq!(said[0].severity, Severity::Failure, "{said:?}");
+        let hooked = InstallSaid {
+            names_a_hook: true,
+            ..wrote()
+        };
+        let said = judge_fired("foo", &names, &hooked, &[pattern]);
+        assert_eq!(said[0].severity, Severity::Note, "{said:?}");
+        let found = installed(&[Written {
+            executable: true,
+            ..written(".git/hooks/pre-commit", None, "#!/bin/sh\nexit 0\n")
+        }]);
+        assert!(!found[0].certain);
+        let trust = r#"{"trusted": ["sh -c 'entire hooks *"], "hooks": {"stop": {"command": "entire hooks foo stop"}}}"#;
+        let found = installed(&[written(".x/settings.json", None, trust)]);
+        let certain: Vec<bool> = found.iter().map(|i| i.certain).collect();
+        assert_eq!(certain, vec![true, false], "{found:?}");
+    }
+
+    #[test]
+    fn an_install_that_hooks_nothing_fails_and_a_library_install_is_exempt() {
+        let names = vec!["stop".to_string()];
+        let marker = judge_fired("foo", &names, &wrote(), &[]);
+        assert_eq!(marker[0].severity, Severity::Failure);
+        let data = InstallSaid {
+            names_a_hook: true,
+            ..wrote()
+        };
+        assert_eq!(
+            judge_fired("foo", &names, &data, &[])[0].severity,
             Severity::Note
         );
-        assert!(judge_fired("foo", &names, false, &[]).is_empty());
+        let library = InstallSaid {
+            wrote_any: false,
+            reported: Some(0),
+            names_a_hook: false,
+        };
+        assert!(judge_fired("foo", &names, &library, &[]).is_empty());
     }
 
     fn answer(hook: &str, exit: i32, stdout: &str, stderr: &str) -> HookAnswer {

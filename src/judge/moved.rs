@@ -11,8 +11,63 @@ use std::path::{Path, PathBuf};
 
 /// Where the user's file that was at `path`, with the bytes `original`,
 /// went: a file beside it (or in a directory beside it) holding exactly
-/// those bytes. `None` when there is none: the user's file is gone.
-pub fn find(path: &Path, original: &[u8]) -> Option<PathBuf> {
+/// those bytes, else such a file anywhere under `roots` (a plugin that
+/// keeps the user's hook under a state directory of its own, to chain it
+/// and restore it on uninstall). `None` when there is none: the user's
+/// file is gone.
+pub fn find(path: &Path, original: &[u8], roots: &[PathBuf]) -> Option<PathBuf> {
+    beside(path, original).or_else(|| {
+        let mut copies = Vec::new();
+        for root in roots {
+            anywhere(root, path, original, 0, &mut copies);
+        }
+        // Several of the user's files may hold the same bytes: a copy named
+        // after the original first.
+        copies.sort_by_key(|c| (!named_after(path, c), c.clone()));
+        copies.into_iter().next()
+    })
+}
+
+/// The deepest a moved copy is looked for under a root.
+const MAX_DEPTH: usize = 8;
+
+/// Every file under `dir` (not `path`, not in a `.git` directory) that
+/// holds exactly `original`, into `found`.
+fn anywhere(dir: &Path, path: &Path, original: &[u8], depth: usize, found: &mut Vec<PathBuf>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten().map(|e| e.path()) {
+        if entry == path || entry.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        let Ok(meta) = fs::symlink_metadata(&entry) else {
+            continue;
+        };
+        if meta.is_dir() {
+            anywhere(&entry, path, original, depth + 1, found);
+        } else if meta.is_file()
+            && meta.len() == original.len() as u64
+            && fs::read(&entry).is_ok_and(|bytes| bytes == original)
+        {
+            found.push(entry);
+        }
+    }
+}
+
+/// Whether `copy`'s file name starts with `path`'s (`stop.legacy`, or
+/// `originals/stop`, for `stop`).
+fn named_after(path: &Path, copy: &Path) -> bool {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    matches!((name(path), name(copy)), (Some(own), Some(name)) if name.starts_with(own.as_str()))
+}
+
+/// A file beside `path` (or in a directory beside it) holding exactly
+/// `original`: where git hook managers put the user's hook.
+fn beside(path: &Path, original: &[u8]) -> Option<PathBuf> {
     let dir = path.parent()?;
     let mut candidates = Vec::new();
     for entry in fs::read_dir(dir).ok()?.flatten() {
@@ -30,12 +85,7 @@ pub fn find(path: &Path, original: &[u8]) -> Option<PathBuf> {
     }
     // A copy named after the original first (`stop.legacy` for `stop`):
     // several of the user's hooks may hold the same bytes.
-    let own = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let named_after = |c: &PathBuf| {
-        let name = c.file_name().map(|n| n.to_string_lossy().into_owned());
-        !matches!((&own, name), (Some(own), Some(name)) if name.starts_with(own.as_str()))
-    };
-    candidates.sort_by_key(|c| (named_after(c), c.clone()));
+    candidates.sort_by_key(|c| (!named_after(path, c), c.clone()));
     candidates
         .into_iter()
         .find(|c| c.is_file() && fs::read(c).is_ok_and(|bytes| bytes == original))
@@ -83,11 +133,28 @@ mod tests {
         .expect("hook");
         fs::write(dir.path().join("end.legacy"), "#!/bin/sh\necho mine\n").expect("other");
         fs::write(dir.path().join("stop.legacy"), "#!/bin/sh\necho mine\n").expect("moved");
-        let to = find(&hook, b"#!/bin/sh\necho mine\n").expect("found");
+        let to = find(&hook, b"#!/bin/sh\necho mine\n", &[]).expect("found");
         assert_eq!(to, dir.path().join("stop.legacy"));
         assert!(chains(&hook, &to, "exec \"$0.legacy\""));
         assert!(!chains(&hook, &to, "entire hooks x stop"));
-        assert_eq!(find(&hook, b"other"), None);
+        assert_eq!(find(&hook, b"other", &[]), None);
         assert_eq!(shown("r/stop", &hook, &to), "r/stop.legacy");
+    }
+
+    #[test]
+    fn finds_a_copy_kept_under_a_state_directory_of_the_plugins_own() {
+        let home = tempfile::tempdir().expect("dir");
+        let hooks = home.path().join(".config/agent/hooks");
+        let kept = home.path().join(".config/entire/x-hooks/originals");
+        fs::create_dir_all(&hooks).expect("hooks");
+        fs::create_dir_all(&kept).expect("kept");
+        let hook = hooks.join("end-of-turn");
+        fs::write(&hook, "#!/bin/sh\nexec plugin run-hook\n").expect("hook");
+        fs::write(kept.join("chat-message"), "#!/bin/sh\necho mine\n").expect("same bytes");
+        fs::write(kept.join("end-of-turn"), "#!/bin/sh\necho mine\n").expect("kept");
+        let roots = vec![home.path().to_path_buf()];
+        let to = find(&hook, b"#!/bin/sh\necho mine\n", &roots).expect("found");
+        assert_eq!(to, kept.join("end-of-turn"));
+        assert_eq!(find(&hook, b"#!/bin/sh\necho gone\n", &roots), None);
     }
 }

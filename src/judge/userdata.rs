@@ -75,6 +75,9 @@ pub struct UserData {
     /// The files that are the plugin's alone (`own_files:`), sandbox-relative;
     /// one ending in `/` holds every path beneath it.
     own: Vec<String>,
+    /// Where a moved user's file is looked for beyond its own directory:
+    /// the sandbox's repository, git hooks and home.
+    roots: Vec<PathBuf>,
 }
 
 impl UserData {
@@ -98,12 +101,6 @@ impl UserData {
                 .own
                 .iter()
                 .any(|o| o == rel || (o.ends_with('/') && rel.starts_with(o.as_str())))
-    }
-
-    /// Whether `plant_user_data` learnt any file the install created or
-    /// changed (other than the plugin's own).
-    pub fn learnt_any(&self) -> bool {
-        !self.learnt.is_empty()
     }
 
     /// Records the current tree under `name`.
@@ -174,6 +171,18 @@ impl UserData {
         if changes.is_empty() {
             return Vec::new();
         }
+        if !self.entire_grew(since, &was, &is, sandbox) {
+            // A marker of the plugin's own rewritten (a new timestamp, the
+            // same entries): no hook is doubled, nothing fires twice.
+            return vec![
+                Finding::note(format!(
+                    "the second install-hooks rewrote {}, adding no hook entry: nothing fires \
+                     twice (a file left as it was spares the user a diff)",
+                    changes.join(", ")
+                ))
+                .rests_on(crate::outcome::finding::Evidence::OwnAnswers),
+            ];
+        }
         let doubled = self.doubled_marks(since, sandbox);
         vec![Finding::failure(format!(
             "the second install-hooks changed what the first had installed: {}{doubled}; \
@@ -181,6 +190,43 @@ impl UserData {
              twice: a doubled TurnStart records the prompt twice and restarts the turn)",
             changes.join(", ")
         ))]
+    }
+
+    /// Whether the files changed since the snapshot `since` mention Entire
+    /// (`entire hooks`, `entire-agent-…`) more often now than then: a
+    /// second install that added an entry, in a file or as a new file
+    /// (a hook that fires twice). A rewrite that mentions it as often (a
+    /// marker with a new timestamp) did not.
+    fn entire_grew(
+        &self,
+        since: &str,
+        was: &BTreeMap<String, u64>,
+        is: &BTreeMap<String, u64>,
+        sandbox: &Sandbox,
+    ) -> bool {
+        let texts = self.texts.get(since);
+        let count = |text: &str| text.matches("entire").count();
+        let mut before = 0;
+        let mut after = 0;
+        for rel in was.keys().chain(is.keys()) {
+            if was.get(rel) == is.get(rel) {
+                continue;
+            }
+            if was.contains_key(rel) {
+                match texts.and_then(|t| t.get(rel)) {
+                    Some(text) => before += count(text),
+                    // A file too large to keep, or not text: cannot tell.
+                    None => return true,
+                }
+            }
+            if is.contains_key(rel) {
+                match fs::read_to_string(sandbox.root().join(rel)) {
+                    Ok(text) => after += count(&text),
+                    Err(_) => return true,
+                }
+            }
+        }
+        after > before
     }
 
     /// ", hook entries doubled in FILE (N → M)" when a file holds more hook
@@ -341,7 +387,7 @@ impl UserData {
             let original = self.originals.get(path).map_or(&[][..], |t| t.as_bytes());
             let Ok(text) = fs::read_to_string(path) else {
                 let to = self.moved.get(path).cloned().or_else(|| {
-                    moved::find(path, original).filter(|_| original.starts_with(b"#!"))
+                    moved::find(path, original, &self.roots).filter(|_| original.starts_with(b"#!"))
                 });
                 findings.push(match to {
                     Some(to) => not_moved_back(rel, &moved::shown(rel, path, &to)),
@@ -365,7 +411,7 @@ impl UserData {
             }
             // Only a hook script is chained; a config moved aside is not read.
             let script = original.starts_with(b"#!");
-            if let Some(to) = moved::find(path, original).filter(|_| script) {
+            if let Some(to) = moved::find(path, original, &self.roots).filter(|_| script) {
                 if !moved::chains(path, &to, &text) {
                     findings.push(unchained(rel, &moved::shown(rel, path, &to)));
                 }
@@ -413,6 +459,37 @@ impl UserData {
     /// file the install touched, each with the user's own content in its
     /// format (git hooks included: `.git` stays, so they are overwritten).
     pub fn restart_with_learnt(&mut self, sandbox: &Sandbox) -> Vec<Finding> {
+        let learnt = self.learnt.clone();
+        self.restart_with(sandbox, learnt)
+    }
+
+    /// Whether the install wrote a hook config the user may share: a file
+    /// (not the plugin's own) holding one of its `entire hooks` commands.
+    /// A file that holds none (a marker of the plugin's own, one hook the
+    /// agent reads as data) has no list of the plugin's hooks beside which
+    /// a user keeps theirs.
+    pub fn learnt_hook_config(&self) -> bool {
+        self.learnt.values().any(|text| text.contains(HOOK_MARK))
+    }
+
+    /// [`UserData::restart_with_learnt`] for the hook configs only (see
+    /// [`UserData::learnt_hook_config`]): the user's own hooks beside where
+    /// the plugin's go.
+    pub fn restart_with_user_hooks(&mut self, sandbox: &Sandbox) -> Vec<Finding> {
+        let configs = self
+            .learnt
+            .iter()
+            .filter(|(_, text)| text.contains(HOOK_MARK))
+            .map(|(rel, text)| (rel.clone(), text.clone()))
+            .collect();
+        self.restart_with(sandbox, configs)
+    }
+
+    fn restart_with(
+        &mut self,
+        sandbox: &Sandbox,
+        learnt: BTreeMap<String, String>,
+    ) -> Vec<Finding> {
         if let Err(err) = sandbox.reset() {
             return vec![harness_problem(sandbox.root(), &err)];
         }
@@ -421,8 +498,9 @@ impl UserData {
         self.planted.clear();
         self.originals.clear();
         self.moved.clear();
+        self.roots = vec![sandbox.repo(), sandbox.home()];
         let mut findings = Vec::new();
-        for (rel, plugin_text) in self.learnt.clone() {
+        for (rel, plugin_text) in learnt {
             let format = formats::detect(&rel, &plugin_text);
             let Some((text, expect)) = planted::user_file(format, &plugin_text) else {
                 continue;

@@ -509,6 +509,12 @@ pub struct Refusal {
     /// fails must still fail).
     #[serde(default)]
     pub continue_with: BTreeMap<String, String>,
+    /// For a `write-session` step: before the refusal is accepted, the
+    /// write is tried again with an id of the plugin's own making
+    /// (`execute::own_id`); a plugin that refuses that one too refuses
+    /// every id, and fails.
+    #[serde(default)]
+    pub own_id: bool,
     /// The variable the agent sets whose absence the refusal is for
     /// (`judge::environment::refusal`): never written in a case file, set
     /// by the harness so that the finding carries it as data.

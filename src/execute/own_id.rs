@@ -1,0 +1,136 @@
+//! A refused `write-session`, tried again with an id of the plugin's own
+//! making before the refusal is called "not verified here".
+//!
+//! A case's own session id (`sess-7f3a9c21`) is ours: a plugin that keeps
+//! ids of another form may refuse it, and the host never sends it. But a
+//! plugin that refuses every id, its own included, breaks `entire resume`
+//! and `entire rewind` of every session it records (docs/host.md "The
+//! calls the host makes over a session, in order": a refused
+//! `write-session` fails them). So the harness asks the plugin for an id of
+//! its own (`get-session-id`, given the write's own HookInput with another
+//! id in it, a UUID) and writes again with that id: a second refusal rests
+//! on the plugin's own answers, and fails.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::execute::Run;
+use crate::execute::step::step_report;
+use crate::outcome::finding::{Evidence, Finding};
+use crate::outcome::results::StepReport;
+use crate::running::runner::{Invocation, Outcome};
+use crate::running::sandbox::Sandbox;
+
+/// The id given to `get-session-id` in the HookInput it is asked about:
+/// another form than the case's own (`sess-…`), so that two forms of id
+/// are tried.
+const OTHER_FORM: &str = "3b241101-e2bb-4255-8caf-4136c566a962";
+
+/// What trying again told.
+pub(super) enum Retried {
+    /// No id of the plugin's own was had (get-session-id refused, or gave
+    /// the refused id back): the refusal stays "not verified".
+    NoOwnId(Vec<StepReport>),
+    /// The plugin took its own id: it refuses only ids of another form.
+    Accepted(Vec<StepReport>),
+    /// It refused its own id too: a failure, with the reports of the calls.
+    Refused(Vec<StepReport>, Finding),
+}
+
+impl Run<'_> {
+    /// Tries the refused `write-session` call `refused` again with an id of
+    /// the plugin's own making.
+    pub(super) fn write_with_own_id(
+        &self,
+        name: &str,
+        refused: &Invocation,
+        sandbox: &Sandbox,
+    ) -> Retried {
+        let Some(payload) = refused
+            .stdin
+            .as_ref()
+            .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok())
+        else {
+            return Retried::NoOwnId(Vec::new());
+        };
+        let ours = payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let asked = self.own_session_id(refused, sandbox);
+        let mut reports = vec![step_report(
+            format!("{name} (an id of the plugin's own: get-session-id)"),
+            &asked.0,
+            &asked.1,
+            None,
+        )];
+        let Some(own) = session_id_of(&asked.1).filter(|id| *id != ours) else {
+            return Retried::NoOwnId(reports);
+        };
+        let mut again = payload.clone();
+        again["session_id"] = Value::String(own.clone());
+        let mut inv = refused.clone();
+        inv.stdin = Some(Arc::new(again.to_string().into_bytes()));
+        let outcome = self.call(&inv);
+        reports.push(step_report(
+            format!("{name} (again, with its own id {own})"),
+            &inv,
+            &outcome,
+            None,
+        ));
+        if outcome.exit_code() == Some(0) {
+            return Retried::Accepted(reports);
+        }
+        let finding = refused_own(&ours, &own, &outcome);
+        Retried::Refused(reports, finding)
+    }
+
+    /// `get-session-id`, asked about a HookInput that carries an id of
+    /// another form than the case's: its call and answer.
+    fn own_session_id(&self, refused: &Invocation, sandbox: &Sandbox) -> (Invocation, Outcome) {
+        let input = serde_json::json!({
+            "hook_type": "session_start",
+            "session_id": OTHER_FORM,
+            "session_ref": "",
+            "timestamp": "2026-01-13T12:00:00Z",
+        });
+        let mut inv = self.invocation(sandbox, vec!["get-session-id".into()], refused.timeout);
+        inv.stdin = Some(Arc::new(input.to_string().into_bytes()));
+        let outcome = self.call(&inv);
+        (inv, outcome)
+    }
+}
+
+/// The `session_id` of a `get-session-id` answer, when it exited 0 with one.
+fn session_id_of(outcome: &Outcome) -> Option<String> {
+    if outcome.exit_code() != Some(0) {
+        return None;
+    }
+    let json = crate::host::decoding::decode_host_json(&outcome.stdout).ok()?;
+    json.get("session_id")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+}
+
+/// The failure of a plugin that refused the case's id and its own.
+fn refused_own(ours: &str, own: &str, outcome: &Outcome) -> Finding {
+    let stderr = String::from_utf8_lossy(&outcome.stderr);
+    let said = stderr
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .map(|l| format!(": \"{}\"", l.trim()))
+        .unwrap_or_default();
+    Finding::failure(format!(
+        "write-session refused {ours:?}, and refused {own:?} too, the id its own get-session-id \
+         gave{said}: it refuses every id, its own included, so `entire resume` and `entire \
+         rewind` of every session it records fail"
+    ))
+    .rests_on(Evidence::OwnAnswers)
+    .diff(
+        format!("write-session of session {own:?} accepted"),
+        crate::judge::checks::status_text(outcome),
+    )
+}
