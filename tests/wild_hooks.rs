@@ -131,8 +131,20 @@ fn hooks_that_never_reach_entire_fail() {
     failed_with(
         &run,
         "hooks.fire.reach-entire",
-        "never called `entire hooks chainhook",
+        "host-side subcommand directly",
     );
+
+    // A script that calls nothing for this payload may need input only
+    // its agent gives: not verified here, never a failure.
+    let dir = tempfile::tempdir().expect("dir");
+    let quiet = twin(
+        dir.path(),
+        "| entire hooks chainhook {hook} ||",
+        "| true ||",
+    );
+    let run = run_json(&quiet, &["--only", "hooks.fire.*"], &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new(), "failures");
+    assert_eq!(run.ids("note"), vec!["hooks.fire.reach-entire".to_string()]);
 
     let dir = tempfile::tempdir().expect("dir");
     let other = twin(
@@ -157,7 +169,12 @@ fn the_reference_hook_faults_are_caught_by_the_generic_suite() {
         (
             "hooks-never-call-entire",
             "hooks.fire.reach-entire",
-            "never called `entire hooks reference",
+            "host-side subcommand directly",
+        ),
+        (
+            "install-marker-only",
+            "hooks.fire.reach-entire",
+            "nothing the agent runs calls `entire hooks`",
         ),
         (
             "hooks-one-type",

@@ -339,11 +339,14 @@ impl Run<'_> {
 /// a variable the agent sets is of kind [`crate::outcome::Kind::AgentVariable`],
 /// about that variable, which the run says once (`fold`).
 fn refused(outcome: RefusalOutcome, note: &str, variable: Option<String>) -> Option<Finding> {
+    // An accepted refusal rests on our input (a generic payload or
+    // transcript, a sandbox without the agent's store): an assumption.
     let finding = match outcome {
         RefusalOutcome::Pass => return None,
         RefusalOutcome::Warning => Finding::warning(note),
         RefusalOutcome::Note => Finding::note(note),
-    };
+    }
+    .rests_on(crate::outcome::finding::Evidence::Assumption);
     Some(match variable {
         Some(variable) => finding
             .kind(crate::outcome::Kind::AgentVariable)

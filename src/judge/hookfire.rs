@@ -69,6 +69,9 @@ pub struct Installed {
     /// fires, for a feature of the plugin's own) may be neither: they count
     /// when they reach Entire, and are never judged lost.
     pub certain: bool,
+    /// Whether its command, or its script's text, runs a host-side
+    /// subcommand of a plugin directly ([`hooks::runs_host_side_directly`]).
+    pub bypasses: bool,
 }
 
 impl Installed {
@@ -106,6 +109,7 @@ pub fn installed(written: &[Written]) -> Vec<Installed> {
                 if !was.contains(&cmd) {
                     found.push(Installed {
                         file: file.rel.clone(),
+                        bypasses: hooks::runs_host_side_directly(&cmd),
                         run: HookRun::Shell(cmd),
                         certain: under_key && !in_git,
                     });
@@ -116,6 +120,7 @@ pub fn installed(written: &[Written]) -> Vec<Installed> {
                 file: file.rel.clone(),
                 run: HookRun::Script,
                 certain: !in_git,
+                bypasses: hooks::runs_host_side_directly(&file.after),
             });
         }
     }
@@ -228,9 +233,10 @@ fn reach_of<'a>(agent: &str, one: &'a Fired) -> Reach<'a> {
     if let Some((other, hook)) = calls.first() {
         return Reach::Other(other, hook);
     }
-    match &one.hook.run {
-        HookRun::Shell(cmd) if hooks::runs_host_side_directly(cmd) => Reach::Bypass,
-        _ => Reach::Quiet,
+    if one.hook.bypasses {
+        Reach::Bypass
+    } else {
+        Reach::Quiet
     }
 }
 
@@ -552,6 +558,7 @@ mod tests {
                 file: ".foo/settings.json".into(),
                 run: HookRun::Shell("entire hooks foo stop".into()),
                 certain: true,
+                bypasses: false,
             }]
         );
         let toml = "notify = [\"entire\", \"hooks\", \"foo\", \"turn end\"]\n";
@@ -570,6 +577,7 @@ mod tests {
         Fired {
             hook: Installed {
                 file: "f.json".into(),
+                bypasses: hooks::runs_host_side_directly(cmd),
                 run: HookRun::Shell(cmd.into()),
                 certain: true,
             },
