@@ -615,7 +615,7 @@ mod tests {
     fn a_failure_needs_positive_evidence_of_the_plugins_own_making() {
         let names = vec!["stop".to_string()];
         let ours = fired(&[&["hooks", "foo", "stop"]]);
-        assert!(judge_fired("foo", &names, &wrote(), &[ours.clone()]).is_empty());
+        assert!(judge_fired("foo", &names, &wrote(), std::slice::from_ref(&ours)).is_empty());
         // Another agent's name: a failure, on the plugin's own config.
         let other = judge_fired(
             "foo",
@@ -630,7 +630,7 @@ mod tests {
         // Every hook runs the host's side itself: a failure; beside a
         // working hook, a warning.
         let direct = fired_by("entire-agent-foo parse-hook --hook stop", &[]);
-        let all = judge_fired("foo", &names, &wrote(), &[direct.clone()]);
+        let all = judge_fired("foo", &names, &wrote(), std::slice::from_ref(&direct));
         assert_eq!(all[0].severity, Severity::Failure);
         let some = judge_fired("foo", &names, &wrote(), &[ours, direct]);
         assert_eq!(some[0].severity, Severity::Warning);
@@ -647,7 +647,7 @@ mod tests {
         let names = vec!["stop".to_string()];
         let mut pattern = fired_by("sh -c 'entire hooks *", &[]);
         pattern.hook.certain = false;
-        let said = judge_fired("foo", &names, &wrote(), &[pattern.clone()]);
+        let said = judge_fired("foo", &names, &wrote(), std::slice::from_ref(&pattern));
         assert_eq!(said[0].severity, Severity::Failure, "{said:?}");
         let hooked = InstallSaid {
             names_a_hook: true,
