@@ -16,9 +16,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::execute::Run;
-use crate::execute::step::step_report;
 use crate::outcome::finding::{Evidence, Finding};
-use crate::outcome::results::StepReport;
 use crate::running::runner::{Invocation, Outcome};
 use crate::running::sandbox::Sandbox;
 
@@ -27,15 +25,19 @@ use crate::running::sandbox::Sandbox;
 /// are tried.
 const OTHER_FORM: &str = "3b241101-e2bb-4255-8caf-4136c566a962";
 
-/// What trying again told.
+/// A call made in trying again: its step name, invocation and outcome
+/// (`execute::step` reports it).
+pub(super) type Call = (String, Invocation, Outcome);
+
+/// What trying again told, with the calls it made.
 pub(super) enum Retried {
     /// No id of the plugin's own was had (get-session-id refused, or gave
     /// the refused id back): the refusal stays "not verified".
-    NoOwnId(Vec<StepReport>),
+    NoOwnId(Vec<Call>),
     /// The plugin took its own id: it refuses only ids of another form.
-    Accepted(Vec<StepReport>),
-    /// It refused its own id too: a failure, with the reports of the calls.
-    Refused(Vec<StepReport>, Finding),
+    Accepted(Vec<Call>),
+    /// It refused its own id too: a failure, for the last call.
+    Refused(Vec<Call>, Finding),
 }
 
 impl Run<'_> {
@@ -59,32 +61,32 @@ impl Run<'_> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let asked = self.own_session_id(refused, sandbox);
-        let mut reports = vec![step_report(
+        let (asked, answer) = self.own_session_id(refused, sandbox);
+        let own = session_id_of(&answer).filter(|id| *id != ours);
+        let mut calls = vec![(
             format!("{name} (an id of the plugin's own: get-session-id)"),
-            &asked.0,
-            &asked.1,
-            None,
+            asked,
+            answer,
         )];
-        let Some(own) = session_id_of(&asked.1).filter(|id| *id != ours) else {
-            return Retried::NoOwnId(reports);
+        let Some(own) = own else {
+            return Retried::NoOwnId(calls);
         };
         let mut again = payload.clone();
         again["session_id"] = Value::String(own.clone());
         let mut inv = refused.clone();
         inv.stdin = Some(Arc::new(again.to_string().into_bytes()));
         let outcome = self.call(&inv);
-        reports.push(step_report(
-            format!("{name} (again, with its own id {own})"),
-            &inv,
-            &outcome,
-            None,
-        ));
-        if outcome.exit_code() == Some(0) {
-            return Retried::Accepted(reports);
-        }
+        let accepted = outcome.exit_code() == Some(0);
         let finding = refused_own(&ours, &own, &outcome);
-        Retried::Refused(reports, finding)
+        calls.push((
+            format!("{name} (again, with its own id {own})"),
+            inv,
+            outcome,
+        ));
+        if accepted {
+            return Retried::Accepted(calls);
+        }
+        Retried::Refused(calls, finding)
     }
 
     /// `get-session-id`, asked about a HookInput that carries an id of

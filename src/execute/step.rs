@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::execute::hosts::{as_called, called_as, case_hosts};
-use crate::execute::own_id::Retried;
+use crate::execute::own_id::{self, Retried};
 use crate::execute::{CaseState, Run, StepEnd, defer_stdin, downgrade, reach};
 use crate::host::positions;
 use crate::judge::checks::{self, Finding, Judged, StepContext};
@@ -312,17 +312,25 @@ impl Run<'_> {
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
         let (verdict, retried) = match verdict {
             Judged::Refused(refusal, findings) if refusal.own_id => {
+                let reports = |calls: Vec<own_id::Call>| -> Vec<StepReport> {
+                    calls
+                        .into_iter()
+                        .map(|(name, inv, outcome)| step_report(name, &inv, &outcome, None))
+                        .collect()
+                };
                 match self.write_with_own_id(&report.name, &inv, sandbox) {
-                    Retried::Refused(mut reports, finding) => {
+                    Retried::Refused(calls, finding) => {
+                        let mut reports = reports(calls);
                         report.findings = findings;
                         if let Some(last) = reports.last_mut() {
                             last.findings.push(finding);
                         }
                         (Judged::Checked(Vec::new(), None), Some((false, reports)))
                     }
-                    Retried::NoOwnId(reports) | Retried::Accepted(reports) => {
-                        (Judged::Refused(refusal, findings), Some((true, reports)))
-                    }
+                    Retried::NoOwnId(calls) | Retried::Accepted(calls) => (
+                        Judged::Refused(refusal, findings),
+                        Some((true, reports(calls))),
+                    ),
                 }
             }
             other => (other, None),
