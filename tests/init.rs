@@ -214,3 +214,53 @@ fn a_variable_a_first_call_names_is_set_by_the_scaffold() {
     assert_eq!(run.ids("note"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
 }
+
+/// The workflow runs at the top of the repository, after checkout: its
+/// paths are relative to it, wherever `init` ran; a plugin outside the
+/// repository is named as given, and `init` says why.
+#[test]
+fn the_workflow_names_paths_relative_to_the_repository() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(repo.path().join(".git")).expect("mkdir .git");
+    let bin = repo.path().join("target/release");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(reference(), bin.join("entire-agent-reference")).expect("link");
+    let sub = repo.path().join("plugin");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let out = harness()
+        .current_dir(&sub)
+        .args(["init", "../target/release/entire-agent-reference"])
+        .args(["conformance", "--ci", "github"])
+        .output()
+        .expect("agent-conform runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("note:"), "{stdout}");
+    let workflow = text(&repo.path().join(".github/workflows/agent-conform.yml"));
+    assert!(
+        workflow.contains("binary-path: \"target/release/entire-agent-reference\""),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains("cases: \"plugin/conformance\""),
+        "{workflow}"
+    );
+
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(outside.path().join(".git")).expect("mkdir .git");
+    let out = init(outside.path(), &["conformance", "--ci", "github"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("note: ") && stdout.contains("lies outside the repository"),
+        "{stdout}"
+    );
+}
