@@ -186,6 +186,7 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         sandbox: None,
         host_calls: Vec::new(),
         timeline: case.id.starts_with("session."),
+        ran: Vec::new(),
     }
 }
 
@@ -286,6 +287,7 @@ impl Run<'_> {
         }
         kept::release(&mut report.steps);
         report.duration = start.elapsed();
+        report.ran = vec![(start, Instant::now())];
         self.depot.dispose(sandbox);
         Finished {
             report,

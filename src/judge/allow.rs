@@ -85,6 +85,7 @@ mod tests {
             sandbox: None,
             host_calls: Vec::new(),
             timeline: false,
+            ran: Vec::new(),
         }
     }
 

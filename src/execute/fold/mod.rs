@@ -69,6 +69,7 @@ mod tests {
             sandbox: None,
             host_calls: Vec::new(),
             timeline: false,
+            ran: Vec::new(),
         };
         report.outcome = CaseOutcome::of(&report.steps);
         report
