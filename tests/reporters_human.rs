@@ -73,3 +73,41 @@ fn an_input_is_inline_only_when_it_is_one_short_printable_line() {
     assert_eq!(Sent::of(&[0xff, 0xfe]).inline, None);
     assert_eq!(Sent::of(&[b'x'; 101]).text(), "101 bytes (not kept)");
 }
+
+/// A session timeline a person reads: `-q` shows only findings; an
+/// unverified session says so once, in place of steps that tell nothing.
+#[test]
+fn a_timeline_shows_findings_and_an_unverified_session_says_so_once() {
+    let mut steps: Vec<_> = (1..=5)
+        .map(|n| step(&format!("turn {n} · hook stop · parse-hook"), vec![]))
+        .collect();
+    let mut session = warned("session.agent");
+    session.timeline = true;
+    steps.push(session.steps.remove(0));
+    session.steps = steps;
+    let mut unverified = session.clone();
+    let why = "no TurnEnd Event came from the generic payloads";
+    unverified.unverified = Some(why.to_string());
+    unverified.note = Some(why.to_string());
+    let verified_run = run_of(vec![session], Some(info(true)));
+    let normal = human(Verbosity::Normal).render(&verified_run);
+    assert_eq!(normal.matches("    ok    turn ").count(), 5, "{normal}");
+    let quiet = human(Verbosity::Quiet).render(&verified_run);
+    assert!(
+        !quiet.contains("timeline") && !quiet.contains(" ok "),
+        "{quiet}"
+    );
+
+    let run = run_of(vec![unverified], Some(info(true)));
+    let normal = human(Verbosity::Normal).render(&run);
+    assert!(!normal.contains("    ok    "), "{normal}");
+    assert!(normal.contains("timeline: 6 steps, not listed: the agent session is not verified"));
+    assert_eq!(normal.matches(why).count(), 1, "{normal}");
+    let verbose = human(Verbosity::Verbose).render(&run);
+    assert_eq!(verbose.matches("    ok    turn ").count(), 5, "{verbose}");
+    let quiet = human(Verbosity::Quiet).render(&run);
+    assert!(
+        !quiet.contains("timeline") && !quiet.contains(" ok "),
+        "{quiet}"
+    );
+}

@@ -186,6 +186,7 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         sandbox: None,
         host_calls: Vec::new(),
         timeline: case.id.starts_with("session."),
+        unverified: None,
         ran: Vec::new(),
     }
 }
@@ -268,6 +269,7 @@ impl Run<'_> {
         }
         let mut report = report_shell(case, outcome);
         report.note = note;
+        report.unverified = state.unverified.take();
         report.steps = state.reports;
         report.host_calls = sandbox.host_calls().iter().map(|c| c.command()).collect();
         // A unit that refused an input keeps its sandbox: the rules across
@@ -325,6 +327,11 @@ impl Run<'_> {
             match self.step(case, index, sandbox, state) {
                 StepEnd::Continue => {}
                 StepEnd::Stop => break,
+                StepEnd::Refused(RefusalOutcome::Skip, note, None)
+                    if CaseOutcome::of(&state.reports) == CaseOutcome::Passed =>
+                {
+                    return (CaseOutcome::Skipped(note), None);
+                }
                 StepEnd::Refused(outcome, note, variable) => {
                     let refused = refused(outcome, &note, variable).map(Finding::noted);
                     refusal_finding(case, state, refused);
@@ -341,7 +348,7 @@ impl Run<'_> {
 /// about that variable, which the run says once (`fold`).
 fn refused(outcome: RefusalOutcome, note: &str, variable: Option<String>) -> Option<Finding> {
     let finding = match outcome {
-        RefusalOutcome::Pass => return None,
+        RefusalOutcome::Pass | RefusalOutcome::Skip => return None,
         RefusalOutcome::Warning => Finding::warning(note),
         RefusalOutcome::Note => Finding::note(note),
     };
@@ -468,6 +475,8 @@ struct Pass {
 struct CaseState {
     /// The unit of a split round trip this run is (its input's index).
     unit: Option<usize>,
+    /// Why a host session replay could not verify the agent session.
+    unverified: Option<String>,
     /// That unit's tally.
     tally: Option<roundtrip::Tally>,
     /// The current transcript of a `for_each_transcript` case.

@@ -86,6 +86,7 @@ mod tests {
             host_calls: Vec::new(),
             timeline: false,
             ran: Vec::new(),
+            unverified: None,
         }
     }
 

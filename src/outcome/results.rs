@@ -206,6 +206,11 @@ pub struct CaseReport {
     /// report shows all of them when the case did not pass.
     #[serde(skip)]
     pub timeline: bool,
+    /// Why the agent session of a timeline could not be verified (the
+    /// plugin refused the generic payloads, say): its steps then tell
+    /// nothing, and a report says so once in their place.
+    #[serde(skip)]
+    pub unverified: Option<String>,
     /// When the case ran, from its start to its end (one span per unit of
     /// a case split across the pool): a report's wall time of several cases
     /// run in parallel is the union of their spans, not the sum.

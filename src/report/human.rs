@@ -256,6 +256,8 @@ impl Human {
         let said = detailed
             .iter()
             .any(|s| s.findings.iter().any(|f| f.says_note));
+        // An unverified session's note is its finding's reason, said above.
+        let said = said || case.unverified.is_some();
         if let Some(note) = case.note.as_deref().filter(|_| !said) {
             let _ = writeln!(out, "  note: {note}");
         }
@@ -297,7 +299,22 @@ impl Human {
 
     /// A host session step by step: one line per host step, the user
     /// action and the call, then ok or its heaviest finding.
+    /// `-q` shows none (the findings below are its steps that found
+    /// something); an unverified session says so once in place of its
+    /// steps, which tell nothing (`-v` lists them).
     fn timeline(&self, out: &mut String, case: &CaseReport) {
+        match (self.verbosity, &case.unverified) {
+            (Verbosity::Quiet, _) => return,
+            (Verbosity::Normal, Some(_)) => {
+                let _ = writeln!(
+                    out,
+                    "  timeline: {} steps, not listed: the agent session is not verified (below; -v lists them)",
+                    case.steps.len()
+                );
+                return;
+            }
+            _ => {}
+        }
         let _ = writeln!(out, "  timeline:");
         for step in &case.steps {
             let worst = step.findings.iter().max_by_key(|f| f.severity);

@@ -61,6 +61,7 @@ pub fn case(
         host_calls: Vec::new(),
         timeline: false,
         ran: Vec::new(),
+        unverified: None,
     }
 }
 

@@ -70,6 +70,7 @@ mod tests {
             host_calls: Vec::new(),
             timeline: false,
             ran: Vec::new(),
+            unverified: None,
         };
         report.outcome = CaseOutcome::of(&report.steps);
         report

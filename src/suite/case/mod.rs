@@ -494,7 +494,7 @@ pub enum ExitExpect {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Refusal {
-    /// pass or warning.
+    /// pass, warning, note or skip.
     pub outcome: RefusalOutcome,
     /// Shown in the report: what was not verified, and why that is allowed.
     pub note: String,
@@ -526,6 +526,10 @@ pub enum RefusalOutcome {
     Warning,
     /// Allowed; worth a line in the report.
     Note,
+    /// The refusal leaves the case nothing to check for this plugin (its
+    /// input is another agent's, say): the case is a skip, the note its
+    /// reason, unless an earlier step found something.
+    Skip,
 }
 
 /// Keeps an explicit `null` as `Some(Value::Null)`: a recorded `event:
