@@ -187,6 +187,7 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         host_calls: Vec::new(),
         timeline: case.id.starts_with("session."),
         unverified: None,
+        refused_guess: false,
         ran: Vec::new(),
     }
 }
@@ -267,7 +268,9 @@ impl Run<'_> {
                 outcome = CaseOutcome::of(&state.reports);
             }
         }
+        let refused_guess = case.guess && guess_refused(&mut outcome, &mut state.reports);
         let mut report = report_shell(case, outcome);
+        report.refused_guess = refused_guess;
         report.note = note;
         report.unverified = state.unverified.take();
         report.steps = state.reports;
@@ -341,6 +344,25 @@ impl Run<'_> {
         }
         (conclude(state), note)
     }
+}
+
+/// A case whose sample is the scaffold's guess (`guess: true`) and did not
+/// pass: its findings become notes (the plugin refused another agent's
+/// payload, which the host never sends it) and the case a note, which the
+/// run folds into one line (`fold`). A hard finding (a hang, a flood) stays
+/// what it is: no payload excuses it. Returns whether it was refused.
+fn guess_refused(outcome: &mut CaseOutcome, reports: &mut [StepReport]) -> bool {
+    if !matches!(
+        outcome,
+        CaseOutcome::Failed | CaseOutcome::Warning | CaseOutcome::Note
+    ) {
+        return false;
+    }
+    for f in reports.iter_mut().flat_map(|r| &mut r.findings) {
+        f.cap(crate::host::Severity::Note);
+    }
+    *outcome = CaseOutcome::of(reports);
+    *outcome == CaseOutcome::Note
 }
 
 /// An accepted refusal's finding (none for `pass`): a refusal for want of

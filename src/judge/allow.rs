@@ -87,6 +87,7 @@ mod tests {
             timeline: false,
             ran: Vec::new(),
             unverified: None,
+            refused_guess: false,
         }
     }
 

@@ -211,6 +211,10 @@ pub struct CaseReport {
     /// nothing, and a report says so once in their place.
     #[serde(skip)]
     pub unverified: Option<String>,
+    /// The case's sample was the scaffold's guess (`guess: true`) and the
+    /// plugin refused it: the run says once what to fill in.
+    #[serde(skip)]
+    pub refused_guess: bool,
     /// When the case ran, from its start to its end (one span per unit of
     /// a case split across the pool): a report's wall time of several cases
     /// run in parallel is the union of their spans, not the sum.

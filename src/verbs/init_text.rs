@@ -108,26 +108,29 @@ fn header(info: &Info, request: &Request) -> String {
         "\
 # yaml-language-server: $schema={SCHEMA_FILE}
 # Conformance cases of {name}, scaffolded by `agent-conform init` from its
-# `info`: the part of conformance no generic case can know. Run them with the
-# embedded suite:
+# `info`: the part of conformance no generic case can know.
+#
+# First, record a session of your agent: its real payloads, transcripts and
+# events replace the guesses below, and the suite replays them in CI:
+#   agent-conform record --out {dir} {plugin} -- <your agent's command>
+# It writes {dir}/<agent>-session.yaml and {dir}/samples/recorded/; read them
+# before committing (prompts, paths, secrets; --redact REGEX replaces matches).
+# Then run these cases with the embedded suite:
 #   agent-conform --cases {dir} {plugin}
 #
-# Every case below loads and runs as is. Lines marked TODO are guesses to
-# replace with what your agent really does (the hook payloads are shaped like
-# Claude Code's); commented blocks are templates for the capabilities your
-# plugin declares, to fill in and uncomment once samples/ holds a transcript.
+# Every case below loads and runs as is. Cases marked `guess: true` send a
+# payload guessed by init (shaped like Claude Code's): while your plugin
+# refuses it, the run says so in one note and fails nothing; paste a payload
+# your agent really sends (a recording's samples/recorded/ holds them) and
+# delete `guess: true`. Other lines marked TODO are guesses to check; commented
+# blocks are templates for the capabilities your plugin declares, to fill in
+# and uncomment once samples/ holds a transcript.
 # agent-conform's docs/writing-cases.md describes every key. Paths in
 # `path:` sources and in `transcripts:` are relative to this file.
 # Editors with the YAML language server (VS Code's YAML extension, Neovim,
 # Helix, Zed) complete and check every key from {SCHEMA_FILE}, named on the
 # first line; after upgrading agent-conform, refresh it with
 #   agent-conform schema case-file > {dir}/{SCHEMA_FILE}
-
-# Real payloads and transcripts beat guesses: record a session of your agent
-# once, and the suite replays it (its payloads, transcripts and events) in CI:
-#   agent-conform record --out {dir} {plugin} -- <your agent's command>
-# It writes {dir}/<agent>-session.yaml and {dir}/samples/recorded/; read them
-# before committing (prompts, paths, secrets; --redact REGEX replaces matches).
 
 # TODO: copy a real session transcript of your agent to samples/ (see
 # samples/README.md; a recording's samples/recorded/ holds some) and uncomment
@@ -269,6 +272,7 @@ fn hook_case(prefix: &str, hook: &str) -> String {
     capability: hooks
     title: {title}
     spec: 'guide \"Event Mapping Reference\", \"Event Field Requirements\"'
+    guess: true   # TODO: the payload below is init's guess; delete once it is your agent's
     files:   # the transcript the payload names: the host reads it at turn end
       - path: \"{{{{tmp}}}}/session.jsonl\"
         content: {{text: \"\"}}   # TODO: a transcript of yours, e.g. {{path: samples/session.jsonl}}

@@ -62,6 +62,7 @@ pub fn case(
         timeline: false,
         ran: Vec::new(),
         unverified: None,
+        refused_guess: false,
     }
 }
 

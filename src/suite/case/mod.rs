@@ -118,6 +118,12 @@ pub struct Case {
     /// steps (the `session.*` cases; see [`crate::host::session`]).
     #[serde(default)]
     pub replay: Option<ReplayKind>,
+    /// The case's sample is a guess of `agent-conform init` (a payload in
+    /// another agent's shape), not the agent's own: should the plugin
+    /// refuse it, the run says once that the samples are still the
+    /// scaffold's guess, and the case fails nothing.
+    #[serde(default)]
+    pub guess: bool,
     /// The git work trees the case runs in (`work_trees: [plain, linked,
     /// submodule]`): the loader makes one case of each, ids suffixed with
     /// [`WorkTree::id_suffix`]. Empty: the plain repository only.
