@@ -51,7 +51,7 @@ pub mod api {
     pub use crate::host::decoding::decode_host_json;
     pub use crate::outcome::many::{Conflict, ConflictKind, ManyReport};
     pub use crate::outcome::results::{
-        CaseOutcome, CaseReport, Counts, Hosts, RunReport, StepReport,
+        CaseOutcome, CaseReport, Counts, Hosts, RunReport, Sent, StepReport,
     };
     pub use crate::outcome::{Finding, Kind};
     pub use crate::report::human::{Human, Verbosity};

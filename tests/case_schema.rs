@@ -102,6 +102,8 @@ fn the_scaffold_of_init_validates() {
         dir: PathBuf::from("conformance"),
         github_workflow: false,
         force: false,
+        cwd: PathBuf::from("/"),
+        repo_root: None,
     };
     let files = agent_conform::api::init::scaffold(&info, &request);
     let case_file = files

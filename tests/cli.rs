@@ -82,6 +82,14 @@ fn schema_and_explain_and_list() {
         .assert()
         .success()
         .stdout(predicate::str::contains("reassemble-transcript"));
+    // The inputs a case sends: short ones inline, placeholders unfilled.
+    common::harness()
+        .args(["explain", "core.reassemble.invalid-base64"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            r#"stdin: {"chunks":["eyJ0eXBlIjoidXNlciJ9","not base64!"]}"#,
+        ));
     common::harness()
         .args(["explain", "core.chunk.roundtrip"])
         .assert()

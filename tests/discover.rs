@@ -68,6 +68,11 @@ fn world() -> World {
     script(b, "entire-agent-twice", &info("twice", "1"));
     let plain = script(a, "entire-agent-plain", &info("plain", "1"));
     std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // A compiler's dependency file beside the binary: no execute bit, and
+    // not a program either.
+    let artefact = a.join("entire-agent-good.d");
+    std::fs::write(&artefact, "entire-agent-good: src/main.rs\n").unwrap();
+    std::fs::set_permissions(&artefact, std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::create_dir(a.join("entire-agent-folder")).unwrap();
     script(a, "entire-agent-cursor", &info("cursor", "1"));
     script(
@@ -155,6 +160,12 @@ fn every_verdict_is_shown_with_its_reason() {
             "registered",
             true,
             "registers \"good\"",
+        ),
+        (
+            a("entire-agent-good.d"),
+            "not-executable",
+            false,
+            "not a program",
         ),
         (
             a("entire-agent-ping"),

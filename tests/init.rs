@@ -214,3 +214,119 @@ fn a_variable_a_first_call_names_is_set_by_the_scaffold() {
     assert_eq!(run.ids("note"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
 }
+
+/// The workflow runs at the top of the repository, after checkout: its
+/// paths are relative to it, wherever `init` ran; a plugin outside the
+/// repository is named as given, and `init` says why.
+#[test]
+fn the_workflow_names_paths_relative_to_the_repository() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(repo.path().join(".git")).expect("mkdir .git");
+    let bin = repo.path().join("target/release");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(reference(), bin.join("entire-agent-reference")).expect("link");
+    let sub = repo.path().join("plugin");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let out = harness()
+        .current_dir(&sub)
+        .args(["init", "../target/release/entire-agent-reference"])
+        .args(["conformance", "--ci", "github"])
+        .output()
+        .expect("agent-conform runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("note:"), "{stdout}");
+    let workflow = text(&repo.path().join(".github/workflows/agent-conform.yml"));
+    assert!(
+        workflow.contains("binary-path: \"target/release/entire-agent-reference\""),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains("cases: \"plugin/conformance\""),
+        "{workflow}"
+    );
+
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(outside.path().join(".git")).expect("mkdir .git");
+    let out = init(outside.path(), &["conformance", "--ci", "github"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("note: ") && stdout.contains("lies outside the repository"),
+        "{stdout}"
+    );
+}
+
+/// A plugin with payloads of its own shape refuses the scaffold's guessed
+/// ones: the scaffold still runs green, with one note that says what to
+/// fill in, and never a failure.
+#[test]
+fn a_scaffold_whose_guesses_the_plugin_refuses_runs_green_with_one_line() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    let plugin = common::plugin("wild/entire-agent-ownhooks");
+    let out = harness()
+        .current_dir(repo.path())
+        .arg("init")
+        .arg(&plugin)
+        .output()
+        .expect("agent-conform runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = repo.path().join("conformance");
+    let cases = text(&dir.join("ownhooks.yaml"));
+    assert!(cases.contains("    guess: true"), "{cases}");
+    // The comments lead with record.
+    let record = cases.find("agent-conform record").expect("record");
+    let run_line = cases.find("agent-conform --cases").expect("run");
+    assert!(record < run_line, "{cases}");
+
+    let dir = dir.to_string_lossy().into_owned();
+    let args = ["--strict", "--cases", &dir, "--only", "ownhooks.*"];
+    let run = run_json(&plugin, &args, &[]);
+    assert_eq!(
+        run.code,
+        0,
+        "failed: {:?} warned: {:?}",
+        run.ids("failed"),
+        run.ids("warning")
+    );
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+    let notes = run.ids("note");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        run.messages(&notes[0])
+            .contains("your samples are still the scaffold's guess: record a session"),
+        "{}",
+        run.messages(&notes[0])
+    );
+    assert!(!run.ids("skipped").is_empty());
+
+    let human = harness()
+        .args([
+            "-q",
+            "--strict",
+            "--color",
+            "never",
+            "--cases",
+            &dir,
+            "--only",
+            "ownhooks.*",
+        ])
+        .arg(&plugin)
+        .output()
+        .expect("agent-conform runs");
+    let stdout = String::from_utf8_lossy(&human.stdout);
+    assert!(human.status.success(), "{stdout}");
+    assert_eq!(stdout.matches("scaffold's guess").count(), 1, "{stdout}");
+}

@@ -92,7 +92,7 @@ fn combined_github_output_names_each_plugin_and_the_conflicts() {
         annotations.contains("::error title=conflict%3A alpha%2C gamma::"),
         "{annotations}"
     );
-    let md = github::summary_many(&run, false);
+    let md = github::summary_many(&run, false, None);
     assert!(
         md.starts_with("## ❌ agent-conform: FAILED (3 plugins)"),
         "{md}"

@@ -49,7 +49,7 @@ fn annotation_escaping_follows_github() {
 #[test]
 fn summary_has_the_verdict_the_table_and_the_failures() {
     let run = mixed_run();
-    let md = github::summary_markdown(&run, false);
+    let md = github::summary_markdown(&run, false, None);
     assert!(md.starts_with("## ❌ agent-conform: FAILED\n"), "{md}");
     assert!(md.contains(
         "| capability | declared | passed | failed | warnings | notes | skipped | not run |\n|---|---|--:|--:|--:|--:|--:|--:|\n"
@@ -87,7 +87,7 @@ fn summary_has_the_verdict_the_table_and_the_failures() {
     assert!(!section.contains("core.chunk.refusal"));
 
     // Strict: the warning moves into the failures; no Warnings section.
-    let strict = github::summary_markdown(&run, true);
+    let strict = github::summary_markdown(&run, true, None);
     assert!(!strict.contains("### Warnings"));
     assert!(strict[strict.find("### Failures").unwrap()..].contains("core.chunk.refusal"));
     assert!(strict.contains("(strict: warnings fail)"));
@@ -95,7 +95,7 @@ fn summary_has_the_verdict_the_table_and_the_failures() {
 
 #[test]
 fn summary_of_passing_and_gate_runs() {
-    let md = github::summary_markdown(&passing_run(), true);
+    let md = github::summary_markdown(&passing_run(), true, None);
     assert!(md.starts_with("## ✅ agent-conform: PASSED\n"), "{md}");
     assert!(
         md.contains("| hooks | yes | 2 | 0 | 0 | 0 | 0 | 0 |"),
@@ -103,7 +103,7 @@ fn summary_of_passing_and_gate_runs() {
     );
     assert!(!md.contains("### Failures"));
 
-    let md = github::summary_markdown(&gate_run(), false);
+    let md = github::summary_markdown(&gate_run(), false, None);
     assert!(md.contains("no usable `info` output"), "{md}");
     assert!(
         md.contains("| core | required | 0 | 1 | 0 | 0 | 0 | 2 |"),
@@ -123,14 +123,36 @@ fn summary_of_passing_and_gate_runs() {
 #[test]
 fn summary_warning_run_passes_unless_strict() {
     let run = warning_run();
-    assert!(github::summary_markdown(&run, false).starts_with("## ✅"));
-    assert!(github::summary_markdown(&run, true).starts_with("## ❌"));
+    assert!(github::summary_markdown(&run, false, None).starts_with("## ✅"));
+    assert!(github::summary_markdown(&run, true, None).starts_with("## ❌"));
 }
 
 #[test]
 fn summary_code_blocks_survive_backticks() {
     let mut c = failed("core.x", "core");
     c.steps[1].findings[0].expected = Some("a\n```\nb\n".to_string());
-    let md = github::summary_markdown(&run_of(vec![c], None), false);
+    let md = github::summary_markdown(&run_of(vec![c], None), false, None);
     assert!(md.contains("````diff\n"), "{md}");
+}
+
+/// The reproduce commands of a CI summary are paths on a runner that is
+/// gone: the summary says so once, before them, and where the action put
+/// the sandboxes.
+#[test]
+fn summary_says_the_reproduce_paths_are_on_the_runner() {
+    let run = mixed_run();
+    let md = github::summary_markdown(&run, false, Some("agent-conform-sandboxes"));
+    let note = md
+        .find("paths on the CI runner")
+        .expect("the runner paragraph");
+    assert!(note < md.find("### Failures").expect("failures"), "{md}");
+    assert_eq!(md.matches("paths on the CI runner").count(), 1, "{md}");
+    assert!(
+        md.contains("gh run download <run id> -n agent-conform-sandboxes"),
+        "{md}"
+    );
+    let bare = github::summary_markdown(&run, false, None);
+    assert!(bare.contains("--sandbox-dir DIR"), "{bare}");
+    let passing = github::summary_markdown(&passing_run(), true, Some("x"));
+    assert!(!passing.contains("CI runner"), "{passing}");
 }

@@ -77,3 +77,34 @@ fn real_json_reports_match_the_schema() {
     assert_valid(&schemas, &doc, "bad-info");
     assert_eq!(doc["cases"][1]["outcome"]["kind"], "not_run");
 }
+
+/// The calls made to the plugin are counted once, the same in the human
+/// report's last line and the JSON report: a step that started the plugin,
+/// never a harness action nor a call not made.
+#[test]
+fn the_calls_made_are_counted_beside_the_time() {
+    use agent_conform::api::{Human, Verbosity};
+    let mut run = mixed_run();
+    let made = run.cases.iter().flat_map(|c| &c.steps).count();
+    let mut action = step("restart", vec![]);
+    action.termination = "action".to_string();
+    let mut never = step("never", vec![]);
+    never.termination = "not-run".to_string();
+    run.cases[0].steps.extend([action, never]);
+    assert_eq!(run.calls(), made);
+    let doc = agent_conform::api::json::document(&run, false);
+    assert_eq!(doc["calls"], json!(made));
+    for verbosity in [Verbosity::Normal, Verbosity::Quiet] {
+        let human = Human {
+            color: false,
+            verbosity,
+            strict: false,
+        };
+        let text = human.render(&run);
+        let last = text.lines().rfind(|l| !l.is_empty()).unwrap_or_default();
+        assert!(
+            last.ends_with(&format!(" in 1.23 s, {made} calls to the plugin")),
+            "{last}"
+        );
+    }
+}

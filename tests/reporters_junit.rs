@@ -144,3 +144,31 @@ fn junit_of_an_empty_run_is_a_valid_document() {
     let xml = junit::render(&run, false).unwrap();
     assert_eq!(check_junit(&run, false, &xml), (0, 0, 0, 0));
 }
+
+/// Cases run in parallel: a test suite's time is the wall time they took
+/// together, not the sum of theirs (which may exceed the whole run).
+#[test]
+fn junit_suite_times_are_wall_times() {
+    use std::time::{Duration, Instant};
+    let t0 = Instant::now();
+    let s = Duration::from_secs;
+    let mut a = passed("core.a", "core");
+    let mut b = passed("core.b", "core");
+    let mut c = passed("core.c", "core");
+    // a and b overlap (0–2 s, 1–3 s); c runs alone later (5–6 s).
+    a.duration = s(2);
+    a.ran = vec![(t0, t0 + s(2))];
+    b.duration = s(2);
+    b.ran = vec![(t0 + s(1), t0 + s(3))];
+    c.duration = s(1);
+    c.ran = vec![(t0 + s(5), t0 + s(6))];
+    let run = run_of(vec![a, b, c], Some(info(false)));
+    let xml = junit::render(&run, false).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let core = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("core"))
+        .expect("the core suite");
+    let time: f64 = core.attribute("time").unwrap().parse().unwrap();
+    assert!((time - 4.0).abs() < 1e-6, "core took {time} s, not 4 s");
+}

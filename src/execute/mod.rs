@@ -187,6 +187,9 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         sandbox: None,
         host_calls: Vec::new(),
         timeline: case.id.starts_with("session."),
+        unverified: None,
+        refused_guess: false,
+        ran: Vec::new(),
     }
 }
 
@@ -266,8 +269,11 @@ impl Run<'_> {
                 outcome = CaseOutcome::of(&state.reports);
             }
         }
+        let refused_guess = case.guess && guess_refused(&mut outcome, &mut state.reports);
         let mut report = report_shell(case, outcome);
+        report.refused_guess = refused_guess;
         report.note = note;
+        report.unverified = state.unverified.take();
         report.steps = state.reports;
         report.host_calls = sandbox.host_calls().iter().map(|c| c.command()).collect();
         // A unit that refused an input keeps its sandbox: the rules across
@@ -287,6 +293,7 @@ impl Run<'_> {
         }
         kept::release(&mut report.steps);
         report.duration = start.elapsed();
+        report.ran = vec![(start, Instant::now())];
         self.depot.dispose(sandbox);
         Finished {
             report,
@@ -324,6 +331,11 @@ impl Run<'_> {
             match self.step(case, index, sandbox, state) {
                 StepEnd::Continue => {}
                 StepEnd::Stop => break,
+                StepEnd::Refused(RefusalOutcome::Skip, note, None)
+                    if CaseOutcome::of(&state.reports) == CaseOutcome::Passed =>
+                {
+                    return (CaseOutcome::Skipped(note), None);
+                }
                 StepEnd::Refused(outcome, note, variable) => {
                     let refused = refused(outcome, &note, variable).map(Finding::noted);
                     refusal_finding(case, state, refused);
@@ -335,6 +347,25 @@ impl Run<'_> {
     }
 }
 
+/// A case whose sample is the scaffold's guess (`guess: true`) and did not
+/// pass: its findings become notes (the plugin refused another agent's
+/// payload, which the host never sends it) and the case a note, which the
+/// run folds into one line (`fold`). A hard finding (a hang, a flood) stays
+/// what it is: no payload excuses it. Returns whether it was refused.
+fn guess_refused(outcome: &mut CaseOutcome, reports: &mut [StepReport]) -> bool {
+    if !matches!(
+        outcome,
+        CaseOutcome::Failed | CaseOutcome::Warning | CaseOutcome::Note
+    ) {
+        return false;
+    }
+    for f in reports.iter_mut().flat_map(|r| &mut r.findings) {
+        f.cap(crate::host::Severity::Note);
+    }
+    *outcome = CaseOutcome::of(reports);
+    *outcome == CaseOutcome::Note
+}
+
 /// An accepted refusal's finding (none for `pass`): a refusal for want of
 /// a variable the agent sets is of kind [`crate::outcome::Kind::AgentVariable`],
 /// about that variable, which the run says once (`fold`).
@@ -342,7 +373,7 @@ fn refused(outcome: RefusalOutcome, note: &str, variable: Option<String>) -> Opt
     // An accepted refusal rests on our input (a generic payload or
     // transcript, a sandbox without the agent's store): an assumption.
     let finding = match outcome {
-        RefusalOutcome::Pass => return None,
+        RefusalOutcome::Pass | RefusalOutcome::Skip => return None,
         RefusalOutcome::Warning => Finding::warning(note),
         RefusalOutcome::Note => Finding::note(note),
     }
@@ -470,6 +501,8 @@ struct Pass {
 struct CaseState {
     /// The unit of a split round trip this run is (its input's index).
     unit: Option<usize>,
+    /// Why a host session replay could not verify the agent session.
+    unverified: Option<String>,
     /// That unit's tally.
     tally: Option<roundtrip::Tally>,
     /// The current transcript of a `for_each_transcript` case.

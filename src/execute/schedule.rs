@@ -116,6 +116,7 @@ impl Run<'_> {
                 target_sandbox = part.report.sandbox.clone();
             }
             merged.duration += part.report.duration;
+            merged.ran.extend(part.report.ran);
             merged.host_calls.extend(part.report.host_calls);
             merged.note = merged.note.or(part.report.note);
             kept.extend(part.report.sandbox);

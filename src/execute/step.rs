@@ -550,6 +550,10 @@ pub(super) fn step_report(
         stderr_bytes: outcome.stderr.len(),
         stderr_excerpt: checks::excerpt(&outcome.stderr),
         findings: Vec::new(),
+        sent: inv
+            .stdin
+            .as_deref()
+            .map(|b| crate::outcome::results::Sent::of(b.as_slice())),
     }
 }
 

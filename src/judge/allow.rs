@@ -85,6 +85,9 @@ mod tests {
             sandbox: None,
             host_calls: Vec::new(),
             timeline: false,
+            ran: Vec::new(),
+            unverified: None,
+            refused_guess: false,
         }
     }
 

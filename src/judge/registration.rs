@@ -149,6 +149,15 @@ fn unrunnable(entry: &Entry) -> Option<(Registration, String)> {
             );
             Some((Registration::NotExecutable, reason))
         }
+        Kind::NotAProgram => {
+            let dir = entry.path.parent().unwrap_or(&entry.path).display();
+            let reason = format!(
+                "not a program (no execute bit, and it starts with neither #! nor an \
+                 executable header: a build artefact?); the host never runs it, but \
+                 reports it unusable (the newest lists it as broken): move it out of {dir}"
+            );
+            Some((Registration::NotExecutable, reason))
+        }
         Kind::Unreadable(err) => {
             let reason = format!("cannot be read ({err}), so the host cannot run it");
             Some((Registration::NotExecutable, reason))

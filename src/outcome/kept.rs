@@ -42,9 +42,13 @@ pub fn keep(sandbox: &Path, case_id: &str, steps: &mut [StepReport]) {
     }
     save_printed(&sandbox.join(OUTPUT_DIR), steps);
     for (i, step) in steps.iter_mut().enumerate() {
-        if step.reproduction.is_some() {
-            step.reproduce = Some(script_command(&path, i + 1));
+        let Some(reproduction) = &step.reproduction else {
+            continue;
+        };
+        if let (Some(sent), Some(file)) = (&mut step.sent, &reproduction.stdin_file) {
+            sent.file = Some(file.clone());
         }
+        step.reproduce = Some(script_command(&path, i + 1));
     }
 }
 

@@ -2,7 +2,7 @@
 //! human, JSON and JUnit reports cannot disagree about what happened.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -97,9 +97,60 @@ pub struct StepReport {
     /// Problems found.
     #[serde(serialize_with = "findings")]
     pub findings: Vec<Finding>,
+    /// What the invocation sent on stdin, as a report shows it (the JSON
+    /// report's `command` names the saved file instead).
+    #[serde(skip)]
+    pub sent: Option<Sent>,
+}
+
+/// The stdin of an invocation, as a report shows it: inline when it is
+/// shorter than a line, else where it was saved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sent {
+    /// Its length in bytes.
+    pub bytes: usize,
+    /// The text itself, when it is UTF-8, one line, short and free of
+    /// control characters.
+    pub inline: Option<String>,
+    /// The file it was saved to, when the case's sandbox was kept.
+    pub file: Option<PathBuf>,
+}
+
+impl Sent {
+    /// The longest stdin shown inline, in characters.
+    pub const INLINE_CHARS: usize = 100;
+
+    /// What `stdin` shows: its text inline when it fits on a line.
+    pub fn of(stdin: &[u8]) -> Sent {
+        let text = std::str::from_utf8(stdin).ok();
+        let one_line = text.map(|t| t.strip_suffix('\n').unwrap_or(t));
+        let inline = one_line
+            .filter(|t| !t.chars().any(char::is_control) && t.chars().count() <= Sent::INLINE_CHARS)
+            .map(str::to_string);
+        Sent {
+            bytes: stdin.len(),
+            inline,
+            file: None,
+        }
+    }
+
+    /// One line that says it: `{"chunks":["@@"]}`, or `N bytes, <file>`.
+    pub fn text(&self) -> String {
+        match (&self.inline, &self.file) {
+            (Some(inline), _) if !inline.is_empty() => inline.clone(),
+            (Some(_), _) => "empty".to_string(),
+            (None, Some(file)) => format!("{} bytes, {}", self.bytes, file.display()),
+            (None, None) => format!("{} bytes (not kept)", self.bytes),
+        }
+    }
 }
 
 impl StepReport {
+    /// Whether this step started the plugin (see [`RunReport::calls`]).
+    pub fn made_a_call(&self) -> bool {
+        matches!(self.termination.as_str(), "exited" | "signal" | "timed-out")
+    }
+
     /// A step with no invocation behind it (a harness action, a call that
     /// was never made), `termination` saying which.
     pub fn without_invocation(name: &str, termination: &str, findings: Vec<Finding>) -> StepReport {
@@ -117,6 +168,7 @@ impl StepReport {
             stderr_bytes: 0,
             stderr_excerpt: String::new(),
             findings,
+            sent: None,
         }
     }
 }
@@ -154,9 +206,46 @@ pub struct CaseReport {
     /// report shows all of them when the case did not pass.
     #[serde(skip)]
     pub timeline: bool,
+    /// Why the agent session of a timeline could not be verified (the
+    /// plugin refused the generic payloads, say): its steps then tell
+    /// nothing, and a report says so once in their place.
+    #[serde(skip)]
+    pub unverified: Option<String>,
+    /// The case's sample was the scaffold's guess (`guess: true`) and the
+    /// plugin refused it: the run says once what to fill in.
+    #[serde(skip)]
+    pub refused_guess: bool,
+    /// When the case ran, from its start to its end (one span per unit of
+    /// a case split across the pool): a report's wall time of several cases
+    /// run in parallel is the union of their spans, not the sum.
+    #[serde(skip)]
+    pub ran: Vec<(Instant, Instant)>,
 }
 
 impl CaseReport {
+    /// The wall time of `cases`, run in parallel: the length of the union of
+    /// their spans ([`CaseReport::ran`]).
+    pub fn wall_of<'a>(cases: impl IntoIterator<Item = &'a CaseReport>) -> Duration {
+        let mut spans: Vec<(Instant, Instant)> = cases
+            .into_iter()
+            .flat_map(|c| c.ran.iter().copied())
+            .collect();
+        spans.sort();
+        let mut total = Duration::ZERO;
+        let mut current: Option<(Instant, Instant)> = None;
+        for (start, end) in spans {
+            current = match current {
+                Some((s, e)) if start <= e => Some((s, e.max(end))),
+                Some((s, e)) => {
+                    total += e - s;
+                    Some((start, end))
+                }
+                None => Some((start, end)),
+            };
+        }
+        total + current.map_or(Duration::ZERO, |(s, e)| e - s)
+    }
+
     /// The first finding that decided the outcome, for one-line messages.
     pub fn first_finding(&self) -> Option<(&StepReport, &Finding)> {
         let wanted = match self.outcome {
@@ -248,11 +337,13 @@ impl RunReport {
         c.failed > 0 || (strict && c.warnings > 0)
     }
 
-    /// "N passed, N failed, N warnings, N notes, N skipped, N not run in X s".
+    /// "N passed, N failed, N warnings, N notes, N skipped, N not run in X s,
+    /// N calls to the plugin".
     pub fn summary_text(&self, strict: bool) -> String {
         let c = self.counts();
+        let calls = self.calls();
         format!(
-            "{} passed, {} failed, {} warnings, {} notes, {} skipped, {} not run in {:.2} s{}",
+            "{} passed, {} failed, {} warnings, {} notes, {} skipped, {} not run in {:.2} s, {} call{} to the plugin{}",
             c.passed,
             c.failed,
             c.warnings,
@@ -260,12 +351,25 @@ impl RunReport {
             c.skipped,
             c.not_run,
             self.wall.as_secs_f64(),
+            calls,
+            if calls == 1 { "" } else { "s" },
             if strict {
                 " (strict: warnings fail)"
             } else {
                 ""
             }
         )
+    }
+
+    /// The calls made to the plugin: every step that started it (it exited,
+    /// was killed by a signal or timed out), not the harness's own actions
+    /// nor the calls never made.
+    pub fn calls(&self) -> usize {
+        self.cases
+            .iter()
+            .flat_map(|c| &c.steps)
+            .filter(|s| s.made_a_call())
+            .count()
     }
 
     /// Capability groups: `core`, then the protocol's order of capabilities.

@@ -80,7 +80,10 @@ pub fn escape_property(text: &str) -> String {
 /// totals, then a "Failures" section (per case: id, title, the first finding,
 /// what was expected and what came back, and the reproduce command in a code
 /// block) and, unless `strict`, a "Warnings" section in the same form.
-pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
+/// Before them, one paragraph says that their paths are on the runner and
+/// how to get them: the artifact `artifact`, when the action uploads the
+/// sandboxes under that name ([`runner_paths`]).
+pub fn summary_markdown(run: &RunReport, strict: bool, artifact: Option<&str>) -> String {
     let mut out = String::new();
     let failed = run.failed(strict);
     let _ = writeln!(
@@ -111,16 +114,51 @@ pub fn summary_markdown(run: &RunReport, strict: bool) -> String {
         case.outcome == CaseOutcome::Failed || (strict && case.outcome == CaseOutcome::Warning)
     };
     let failures: Vec<&CaseReport> = run.cases.iter().filter(is_failure).collect();
-    section(&mut out, "Failures", &failures);
-    if !strict {
-        let warnings: Vec<&CaseReport> = run
-            .cases
-            .iter()
-            .filter(|c| c.outcome == CaseOutcome::Warning)
-            .collect();
-        section(&mut out, "Warnings", &warnings);
+    let warnings: Vec<&CaseReport> = run
+        .cases
+        .iter()
+        .filter(|c| !strict && c.outcome == CaseOutcome::Warning)
+        .collect();
+    if failures.iter().chain(&warnings).any(|c| names_a_path(c)) {
+        let _ = write!(out, "\n{}", runner_paths(artifact));
     }
+    section(&mut out, "Failures", &failures);
+    section(&mut out, "Warnings", &warnings);
     out
+}
+
+/// Whether the summary's detail of `case` names a path of the runner: a
+/// reproduce command or a kept sandbox.
+fn names_a_path(case: &CaseReport) -> bool {
+    let reproduces = case
+        .first_finding()
+        .is_some_and(|(step, _)| !step.command.is_empty());
+    reproduces || case.sandbox.is_some()
+}
+
+/// The paragraph that says the reproduce commands and sandboxes of the
+/// summary are paths on the runner, gone with it, and how to get them: the
+/// artifact the action uploaded (`artifact`), else what to upload.
+pub fn runner_paths(artifact: Option<&str>) -> String {
+    let how = match artifact {
+        Some(name) => format!(
+            "The action uploaded the kept sandboxes as the artifact {} of this \
+             run (`gh run download <run id> -n {}`): each case's folder holds \
+             `reproduce.sh` with the exact commands, the inputs sent (`stdin/`) and \
+             what the plugin printed (`output/`). Its paths are the runner's: to \
+             rerun a call, run agent-conform on your machine.",
+            code_span(name),
+            name
+        ),
+        None => "To keep them, upload the sandbox directory as an artifact \
+                 (`--sandbox-dir DIR` chooses it; the agent-conform action does \
+                 this), or run agent-conform on your machine."
+            .to_string(),
+    };
+    format!(
+        "> The reproduce commands and sandboxes below are paths on the CI runner, \
+         which is gone once the job ends. {how}\n"
+    )
 }
 
 /// The workflow commands of a run over several plugins: each plugin's (see
@@ -150,8 +188,9 @@ pub fn annotations_many(run: &ManyReport, strict: bool) -> String {
 /// The Markdown summary of a run over several plugins: the verdict, one
 /// table with a row per plugin (its verdict, failed / warnings / notes, a
 /// column per capability), the conflicts, then each plugin's failures (and,
-/// unless `strict`, warnings) under its name.
-pub fn summary_many(run: &ManyReport, strict: bool) -> String {
+/// unless `strict`, warnings) under its name, after the paragraph of
+/// [`runner_paths`] when one of them names a path.
+pub fn summary_many(run: &ManyReport, strict: bool, artifact: Option<&str>) -> String {
     let mut out = String::new();
     let failed = run.failed(strict);
     let _ = writeln!(
@@ -202,11 +241,16 @@ pub fn summary_many(run: &ManyReport, strict: bool) -> String {
             );
         }
     }
+    let is_failure = |case: &&CaseReport| {
+        case.outcome == CaseOutcome::Failed || (strict && case.outcome == CaseOutcome::Warning)
+    };
+    let shown = |case: &&CaseReport| is_failure(case) || case.outcome == CaseOutcome::Warning;
+    let detailed = run.plugins.iter().flat_map(|p| &p.cases);
+    if detailed.filter(shown).any(names_a_path) {
+        let _ = write!(out, "\n{}", runner_paths(artifact));
+    }
     for plugin in &run.plugins {
         let name = plugin_name(plugin);
-        let is_failure = |case: &&CaseReport| {
-            case.outcome == CaseOutcome::Failed || (strict && case.outcome == CaseOutcome::Warning)
-        };
         let failures: Vec<&CaseReport> = plugin.cases.iter().filter(is_failure).collect();
         section(
             &mut out,

@@ -61,14 +61,7 @@ impl Human {
         }
         for (case, alike) in same_warnings(&run.cases) {
             self.details(&mut out, case);
-            if !alike.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "  the same warning in {} more cases: {}",
-                    alike.len(),
-                    alike.join(", ")
-                );
-            }
+            self.alike(&mut out, &alike);
         }
         self.notes(&mut out, run);
         if self.verbosity != Verbosity::Quiet {
@@ -263,6 +256,8 @@ impl Human {
         let said = detailed
             .iter()
             .any(|s| s.findings.iter().any(|f| f.says_note));
+        // An unverified session's note is its finding's reason, said above.
+        let said = said || case.unverified.is_some();
         if let Some(note) = case.note.as_deref().filter(|_| !said) {
             let _ = writeln!(out, "  note: {note}");
         }
@@ -275,9 +270,51 @@ impl Human {
         }
     }
 
+    /// The cases folded under another's warning: each with its step, the
+    /// input it sent and its reproduce line, since each is a case of its own.
+    fn alike(&self, out: &mut String, alike: &[&CaseReport]) {
+        if alike.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "  the same warning in {} more case{}:",
+            alike.len(),
+            if alike.len() == 1 { "" } else { "s" }
+        );
+        for case in alike {
+            let Some((step, _)) = case.first_finding() else {
+                let _ = writeln!(out, "    {}", case.id);
+                continue;
+            };
+            let _ = writeln!(out, "    {}: {}", self.bold(&case.id), step_label(step));
+            if let Some(sent) = &step.sent {
+                let _ = writeln!(out, "      stdin: {}", clip(&sent.text()));
+            }
+            if let Some(line) = reproduce_line(case, step) {
+                let _ = writeln!(out, "      reproduce: {line}");
+            }
+        }
+    }
+
     /// A host session step by step: one line per host step, the user
     /// action and the call, then ok or its heaviest finding.
+    /// `-q` shows none (the findings below are its steps that found
+    /// something); an unverified session says so once in place of its
+    /// steps, which tell nothing (`-v` lists them).
     fn timeline(&self, out: &mut String, case: &CaseReport) {
+        match (self.verbosity, &case.unverified) {
+            (Verbosity::Quiet, _) => return,
+            (Verbosity::Normal, Some(_)) => {
+                let _ = writeln!(
+                    out,
+                    "  timeline: {} steps, not listed: the agent session is not verified (below; -v lists them)",
+                    case.steps.len()
+                );
+                return;
+            }
+            _ => {}
+        }
         let _ = writeln!(out, "  timeline:");
         for step in &case.steps {
             let worst = step.findings.iter().max_by_key(|f| f.severity);
@@ -331,21 +368,11 @@ impl Human {
             let label = if i == 0 { "stderr:" } else { "" };
             let _ = writeln!(out, "  {label:<7} {}", self.dim(line));
         }
-        match (&step.reproduce, step.command.is_empty()) {
-            (Some(script), _) => {
-                let _ = writeln!(out, "  reproduce: {script}");
-            }
-            (None, false) => {
-                let _ = writeln!(out, "  reproduce: {}", step.command);
-            }
-            (None, true) => {
-                if let Some(script) = before(case, step).and_then(|s| s.reproduce.as_ref()) {
-                    let _ = writeln!(
-                        out,
-                        "  reproduce: {script}  (the last invocation before this check)"
-                    );
-                }
-            }
+        if let Some(sent) = &step.sent {
+            let _ = writeln!(out, "  stdin: {}", clip(&sent.text()));
+        }
+        if let Some(line) = reproduce_line(case, step) {
+            let _ = writeln!(out, "  reproduce: {line}");
         }
     }
 
@@ -484,10 +511,22 @@ fn short_command(step: &StepReport) -> Option<String> {
     Some(format!("$ plugin {}", args.join(" ")))
 }
 
+/// The line that reruns `step`: its kept script, else its command line,
+/// else, for a harness check, the last invocation before it.
+fn reproduce_line(case: &CaseReport, step: &StepReport) -> Option<String> {
+    match (&step.reproduce, step.command.is_empty()) {
+        (Some(script), _) => Some(script.clone()),
+        (None, false) => Some(step.command.clone()),
+        (None, true) => before(case, step)
+            .and_then(|s| s.reproduce.as_ref())
+            .map(|script| format!("{script}  (the last invocation before this check)")),
+    }
+}
+
 /// The warned cases, each with the later ones whose findings say exactly
 /// the same (one warning met by many cases, a traceback on every call say):
 /// a reader sees it once, with the list of the cases.
-fn same_warnings(cases: &[CaseReport]) -> Vec<(&CaseReport, Vec<&str>)> {
+fn same_warnings(cases: &[CaseReport]) -> Vec<(&CaseReport, Vec<&CaseReport>)> {
     fn said(case: &CaseReport) -> Vec<(crate::outcome::Kind, Severity, String)> {
         let mut said: Vec<(crate::outcome::Kind, Severity, String)> = case
             .steps
@@ -499,14 +538,14 @@ fn same_warnings(cases: &[CaseReport]) -> Vec<(&CaseReport, Vec<&str>)> {
         said.dedup();
         said
     }
-    let mut groups: Vec<(&CaseReport, Vec<&str>, Vec<_>)> = Vec::new();
+    let mut groups: Vec<(&CaseReport, Vec<&CaseReport>, Vec<_>)> = Vec::new();
     for case in cases.iter().filter(|c| c.outcome == CaseOutcome::Warning) {
         let key = said(case);
         match groups
             .iter_mut()
             .find(|(_, _, k)| !key.is_empty() && *k == key)
         {
-            Some((_, alike, _)) => alike.push(&case.id),
+            Some((_, alike, _)) => alike.push(case),
             None => groups.push((case, Vec::new(), key)),
         }
     }

@@ -33,6 +33,7 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "counts": counts,
         "wall_ms": ms(run.wall),
         "invocations_ms": ms(run.invocations),
+        "calls": run.calls(),
         "deliberate_wait_ms": ms(run.deliberate_wait),
         "jobs": run.jobs,
         "seed": run.seed,

@@ -3,7 +3,9 @@
 //!
 //! Shape: one `<testsuite>` per capability group (`core`, `hooks`,
 //! `transcript_analyzer`, ...), one `<testcase>` per case (classname = the
-//! capability, name = the case id, time = the case's wall time).
+//! capability, name = the case id, time = the case's wall time; a suite's
+//! time is the wall time its cases took together, run in parallel, never
+//! their sum).
 //!
 //! - A failed case has a `<failure>` whose `message` is one line ending in
 //!   the code of the finding that decided it (`[timeout]`, as `--allow`
@@ -31,7 +33,6 @@
 //! The counts of every `<testsuite>` are those of its test cases.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
@@ -101,7 +102,7 @@ pub fn render_many(run: &ManyReport, strict: bool) -> Result<String, String> {
 fn plugin_suite(run: &RunReport, strict: bool) -> TestSuite {
     let name = plugin_name(run);
     let mut suite = TestSuite::new(name.as_str());
-    suite.set_time(run.cases.iter().map(|c| c.duration).sum::<Duration>());
+    suite.set_time(CaseReport::wall_of(&run.cases));
     suite.add_properties([
         Property::new("agent-conform.version", env!("CARGO_PKG_VERSION")),
         Property::new("agent-conform.plugin", run.plugin.to_string_lossy()),
@@ -162,7 +163,8 @@ fn conflicts_suite(conflicts: &[Conflict]) -> TestSuite {
 /// One capability group as a test suite.
 fn suite(run: &RunReport, group: &str, cases: &[&CaseReport], strict: bool) -> TestSuite {
     let mut suite = TestSuite::new(group);
-    suite.set_time(cases.iter().map(|c| c.duration).sum::<Duration>());
+    // Wall time: the cases ran in parallel, so their times are not summed.
+    suite.set_time(CaseReport::wall_of(cases.iter().copied()));
     suite.add_properties([
         Property::new("agent-conform.version", env!("CARGO_PKG_VERSION")),
         Property::new("agent-conform.plugin", run.plugin.to_string_lossy()),

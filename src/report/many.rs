@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use owo_colors::OwoColorize;
 
 use crate::outcome::many::{ManyReport, plugin_name};
+use crate::outcome::results::RunReport;
 use crate::report::human::Human;
 use crate::report::matrix::{self, Cell};
 
@@ -32,11 +33,15 @@ impl Human {
             (true, false) => verdict.green().to_string(),
         };
         let failing = run.plugins.iter().filter(|p| p.failed(self.strict)).count();
+        // The plugins share one pool: the run lasts as long as the longest.
+        let wall = run.plugins.iter().map(|p| p.wall).max().unwrap_or_default();
+        let calls: usize = run.plugins.iter().map(RunReport::calls).sum();
         let _ = writeln!(
             out,
-            "\n{verdict}: {} plugins, {failing} failed, {} conflicts",
+            "\n{verdict}: {} plugins, {failing} failed, {} conflicts in {:.2} s, {calls} calls to the plugins",
             run.plugins.len(),
-            run.conflicts.len()
+            run.conflicts.len(),
+            wall.as_secs_f64()
         );
         out
     }

@@ -84,6 +84,18 @@ pub fn explain(case: &Case) -> String {
             .map(|p| format!(" (for each element of info {p})"))
             .unwrap_or_default();
         let _ = writeln!(out, "  {}. {}: {what}{each}", i + 1, case.step_name(i));
+        if let Some(stdin) = &step.stdin {
+            let late = step
+                .stdin_delay_ms
+                .map(|ms| {
+                    format!(
+                        " (delivered late: half after {} ms, the rest after {ms} ms)",
+                        ms / 2
+                    )
+                })
+                .unwrap_or_default();
+            let _ = writeln!(out, "     stdin: {}{late}", describe_stdin(stdin));
+        }
         let _ = writeln!(out, "     expects exit: {:?}", step.expect.exit);
         if let Some(schema) = &step.expect.stdout_schema {
             let _ = writeln!(out, "     stdout schema: {schema}");
@@ -103,6 +115,46 @@ pub fn explain(case: &Case) -> String {
         }
     }
     out
+}
+
+/// A step's stdin as `explain` says it: short text and JSON inline
+/// (placeholders such as `{{repo}}` are filled when the case runs), the rest
+/// by where it comes from. A run's report shows each input it sent
+/// (`stdin:` lines).
+fn describe_stdin(source: &crate::suite::case::Source) -> String {
+    use crate::suite::case::Source;
+    const INLINE: usize = 160;
+    let inline = |text: String, what: &str| {
+        if text.contains('\n') || text.chars().count() > INLINE {
+            let first: String = text
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(60)
+                .collect();
+            format!("{what} of {} bytes, starting {first}…", text.len())
+        } else {
+            text
+        }
+    };
+    match source {
+        Source::Text(text) => inline(text.clone(), "text"),
+        Source::Json(value) => inline(value.to_string(), "JSON"),
+        Source::Fixture(name) => format!("the fixture {name}, byte for byte"),
+        Source::StdoutOf(step) => format!("the stdout of step {step:?}"),
+        Source::File(path) => format!("the sandbox's file {path}, as it is when the step runs"),
+        Source::Path(path) => format!("the file {path} beside the case file"),
+        Source::CurrentTranscript => "each transcript in turn (see Runs over)".to_string(),
+        Source::CurrentTranscriptFragment => {
+            "a checkpoint's slice of each transcript in turn (its lines from the middle on)"
+                .to_string()
+        }
+        Source::PaddedJson { json, bytes } => {
+            let json = inline(json.to_string(), "JSON");
+            format!("{json}, padded with a string field to {bytes} bytes")
+        }
+    }
 }
 
 fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {

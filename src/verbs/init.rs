@@ -21,7 +21,7 @@ use crate::running::runner::{Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 use crate::verbs::usage::UsageError;
 
-pub use super::init_text::{Info, Request};
+pub use super::init_text::{CiPaths, Info, Request, ci_paths};
 use super::init_text::{SCHEMA_FILE, case_file, samples_readme, slug, workflow};
 
 /// One file of the scaffold: where, and its text.
@@ -150,9 +150,10 @@ pub fn scaffold(info: &Info, request: &Request) -> Vec<File> {
         },
     ];
     if request.github_workflow {
+        let paths = ci_paths(request);
         files.push(File {
-            path: PathBuf::from(".github/workflows/agent-conform.yml"),
-            text: workflow(request),
+            path: paths.file.clone(),
+            text: workflow(&paths),
         });
     }
     files

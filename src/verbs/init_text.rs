@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What `init` was asked to do.
 #[derive(Debug, Clone)]
@@ -21,9 +21,14 @@ pub struct Request {
     pub plugin_shown: String,
     /// The conformance directory to write.
     pub dir: PathBuf,
-    /// Also write `.github/workflows/agent-conform.yml` (relative to the
-    /// current directory, the repository root).
+    /// Also write `.github/workflows/agent-conform.yml` (at the top of the
+    /// git repository around the current directory, else under it).
     pub github_workflow: bool,
+    /// The current directory, absolute.
+    pub cwd: PathBuf,
+    /// The top of the git repository around the current directory, if any:
+    /// the workflow's paths are relative to it, as the runner checks it out.
+    pub repo_root: Option<PathBuf>,
     /// Overwrite existing files.
     pub force: bool,
 }
@@ -103,26 +108,29 @@ fn header(info: &Info, request: &Request) -> String {
         "\
 # yaml-language-server: $schema={SCHEMA_FILE}
 # Conformance cases of {name}, scaffolded by `agent-conform init` from its
-# `info`: the part of conformance no generic case can know. Run them with the
-# embedded suite:
+# `info`: the part of conformance no generic case can know.
+#
+# First, record a session of your agent: its real payloads, transcripts and
+# events replace the guesses below, and the suite replays them in CI:
+#   agent-conform record --out {dir} {plugin} -- <your agent's command>
+# It writes {dir}/<agent>-session.yaml and {dir}/samples/recorded/; read them
+# before committing (prompts, paths, secrets; --redact REGEX replaces matches).
+# Then run these cases with the embedded suite:
 #   agent-conform --cases {dir} {plugin}
 #
-# Every case below loads and runs as is. Lines marked TODO are guesses to
-# replace with what your agent really does (the hook payloads are shaped like
-# Claude Code's); commented blocks are templates for the capabilities your
-# plugin declares, to fill in and uncomment once samples/ holds a transcript.
+# Every case below loads and runs as is. Cases marked `guess: true` send a
+# payload guessed by init (shaped like Claude Code's): while your plugin
+# refuses it, the run says so in one note and fails nothing; paste a payload
+# your agent really sends (a recording's samples/recorded/ holds them) and
+# delete `guess: true`. Other lines marked TODO are guesses to check; commented
+# blocks are templates for the capabilities your plugin declares, to fill in
+# and uncomment once samples/ holds a transcript.
 # agent-conform's docs/writing-cases.md describes every key. Paths in
 # `path:` sources and in `transcripts:` are relative to this file.
 # Editors with the YAML language server (VS Code's YAML extension, Neovim,
 # Helix, Zed) complete and check every key from {SCHEMA_FILE}, named on the
 # first line; after upgrading agent-conform, refresh it with
 #   agent-conform schema case-file > {dir}/{SCHEMA_FILE}
-
-# Real payloads and transcripts beat guesses: record a session of your agent
-# once, and the suite replays it (its payloads, transcripts and events) in CI:
-#   agent-conform record --out {dir} {plugin} -- <your agent's command>
-# It writes {dir}/<agent>-session.yaml and {dir}/samples/recorded/; read them
-# before committing (prompts, paths, secrets; --redact REGEX replaces matches).
 
 # TODO: copy a real session transcript of your agent to samples/ (see
 # samples/README.md; a recording's samples/recorded/ holds some) and uncomment
@@ -264,6 +272,7 @@ fn hook_case(prefix: &str, hook: &str) -> String {
     capability: hooks
     title: {title}
     spec: 'guide \"Event Mapping Reference\", \"Event Field Requirements\"'
+    guess: true   # TODO: the payload below is init's guess; delete once it is your agent's
     files:   # the transcript the payload names: the host reads it at turn end
       - path: \"{{{{tmp}}}}/session.jsonl\"
         content: {{text: \"\"}}   # TODO: a transcript of yours, e.g. {{path: samples/session.jsonl}}
@@ -475,12 +484,99 @@ before committing it.
     text
 }
 
+/// Where the workflow goes and the paths it names: relative to the top of
+/// the repository, which is the runner's working directory after
+/// `actions/checkout`; `caveat` says why a path could not be made so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CiPaths {
+    /// The workflow file to write.
+    pub file: PathBuf,
+    /// The action's `binary-path`.
+    pub binary: String,
+    /// The action's `cases`.
+    pub cases: String,
+    /// Why `binary` (or `cases`) is the path as given, not one relative to
+    /// the repository.
+    pub caveat: Option<String>,
+}
+
+/// The workflow's paths for `request` (see [`CiPaths`]).
+pub fn ci_paths(request: &Request) -> CiPaths {
+    let workflow = Path::new(".github/workflows/agent-conform.yml");
+    let dir = request.cwd.join(&request.dir);
+    let Some(root) = &request.repo_root else {
+        return CiPaths {
+            file: workflow.to_path_buf(),
+            binary: request.plugin_shown.clone(),
+            cases: request.dir.display().to_string(),
+            caveat: Some(format!(
+                "{} is not inside a git repository, so the workflow's binary-path \
+                 ({}) and cases are the paths as given: make them relative to the \
+                 repository's top, where the workflow runs",
+                request.cwd.display(),
+                request.plugin_shown
+            )),
+        };
+    };
+    let cases = within(root, &dir);
+    let binary = within(root, &request.plugin);
+    let caveat = match (&binary, &cases) {
+        (Some(_), Some(_)) => None,
+        (None, _) => Some(format!(
+            "{} lies outside the repository {}, so the runner cannot find it there: \
+             the workflow's binary-path is {} as given; build the plugin inside the \
+             repository (the workflow's TODO step) and put that path there",
+            request.plugin.display(),
+            root.display(),
+            request.plugin_shown
+        )),
+        (Some(_), None) => Some(format!(
+            "{} lies outside the repository {}: the workflow's cases is the path as given",
+            dir.display(),
+            root.display()
+        )),
+    };
+    CiPaths {
+        file: root.join(workflow),
+        binary: binary.unwrap_or_else(|| request.plugin_shown.clone()),
+        cases: cases.unwrap_or_else(|| request.dir.display().to_string()),
+        caveat,
+    }
+}
+
+/// `path` relative to `root`, `/`-separated, when it lies inside it.
+fn within(root: &Path, path: &Path) -> Option<String> {
+    let plain = |p: &Path| -> PathBuf {
+        let canonical = p.canonicalize().ok();
+        canonical.unwrap_or_else(|| p.components().collect())
+    };
+    let root = plain(root);
+    // The file itself is not resolved: a symbolic link inside the
+    // repository is where the runner finds it. It may not exist yet either
+    // (a cases directory to write).
+    let path = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => plain(parent).join(name),
+        _ => plain(path),
+    };
+    let rel = path.strip_prefix(&root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    })
+}
+
 /// `.github/workflows/agent-conform.yml`: runs the action on every push.
-pub(super) fn workflow(request: &Request) -> String {
+pub(super) fn workflow(paths: &CiPaths) -> String {
     format!(
         "\
 # Runs agent-conform on every push and pull request; scaffolded by
-# `agent-conform init --ci github`.
+# `agent-conform init --ci github`. Paths are relative to the repository's
+# top, the runner's working directory after actions/checkout.
 name: agent-conform
 
 on:
@@ -506,8 +602,8 @@ jobs:
           name: agent-conform-junit
           path: agent-conform-junit.xml
 ",
-        plugin = quoted(&request.plugin_shown),
-        dir = quoted(&request.dir.display().to_string()),
+        plugin = quoted(&paths.binary),
+        dir = quoted(&paths.cases),
         version = env!("CARGO_PKG_VERSION"),
     )
 }

@@ -85,7 +85,8 @@ fn github(many: &ManyReport, strict: bool, json_on_stdout: bool) {
         print_stdout(&annotations);
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-        let summary = crate::report::github::summary_many(many, strict);
+        let summary =
+            crate::report::github::summary_many(many, strict, run::sandbox_artifact().as_deref());
         run::append_summary(Path::new(&path), &summary);
     }
 }

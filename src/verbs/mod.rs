@@ -474,12 +474,20 @@ fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCo
     let plugin_path = check_plugin(plugin)?;
     // The plugin is run (`info`): Ctrl-C must not leave it running.
     crate::running::interrupt::install();
+    let cwd = std::env::current_dir().map_err(|err| {
+        UsageError::new(
+            format!("cannot read the current directory: {err}"),
+            "run agent-conform init from an existing directory",
+        )
+    })?;
     let request = crate::verbs::init::Request {
         plugin: plugin_path,
         plugin_shown: plugin.display().to_string(),
         dir,
         github_workflow: github,
         force,
+        repo_root: repo_root(&cwd),
+        cwd,
     };
     let written = crate::verbs::init::run(&request);
     crate::running::interrupt::hold_if_interrupted();
@@ -488,6 +496,9 @@ fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCo
     for path in &written {
         text.push_str(&format!("wrote {}\n", path.display()));
     }
+    if github && let Some(caveat) = crate::verbs::init::ci_paths(&request).caveat {
+        text.push_str(&format!("note: {caveat}\n"));
+    }
     text.push_str(&format!(
         "next: replace the TODOs, then run\n  agent-conform --cases {} {}\n",
         request.dir.display(),
@@ -495,6 +506,15 @@ fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCo
     ));
     print_stdout(&text);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The top of the git repository around `dir`: the nearest directory, `dir`
+/// or above, that holds `.git` (a directory, or a file in a linked work tree
+/// or a submodule).
+fn repo_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 fn record(

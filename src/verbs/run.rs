@@ -372,8 +372,18 @@ pub(super) fn github(
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
         return;
     };
-    let summary = crate::report::github::summary_markdown(report, strict);
+    let summary =
+        crate::report::github::summary_markdown(report, strict, sandbox_artifact().as_deref());
     append_summary(Path::new(&path), &summary);
+}
+
+/// The name of the artifact the agent-conform action uploads the kept
+/// sandboxes as (`AGENT_CONFORM_SANDBOX_ARTIFACT`, which `action.yml` sets),
+/// for the summary to say where the reproduce paths went.
+pub(super) fn sandbox_artifact() -> Option<String> {
+    std::env::var("AGENT_CONFORM_SANDBOX_ARTIFACT")
+        .ok()
+        .filter(|name| !name.trim().is_empty())
 }
 
 /// Appends to the step summary file; a failure is a warning on stderr.

@@ -36,6 +36,7 @@ pub fn step(name: &str, findings: Vec<Finding>) -> StepReport {
         stderr_bytes: 0,
         stderr_excerpt: String::new(),
         findings,
+        sent: None,
     }
 }
 
@@ -59,6 +60,9 @@ pub fn case(
         steps,
         host_calls: Vec::new(),
         timeline: false,
+        ran: Vec::new(),
+        unverified: None,
+        refused_guess: false,
     }
 }
 

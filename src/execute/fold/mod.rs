@@ -18,8 +18,12 @@
 //!   reported under the first variant, with "also in: linked worktree,
 //!   submodule"; the variants carry a note pointing there instead. The
 //!   first variant keeps its weight, so the run's verdict is the same.
+//! - **The scaffold's guessed samples** that the plugin refused
+//!   (`guesses`): one note at the first, saying what to fill in; the others
+//!   skip, pointing there.
 
 mod agent_variables;
+mod guesses;
 mod unverified;
 mod work_trees;
 
@@ -32,6 +36,7 @@ pub(super) fn fold(reports: &mut [CaseReport]) {
     agent_variables::once_per_variable(reports);
     unverified::unverified_once(reports);
     work_trees::work_trees_once(reports);
+    guesses::guesses_once(reports);
 }
 
 /// The case's outcome again from its findings, when they decide it.
@@ -69,6 +74,9 @@ mod tests {
             sandbox: None,
             host_calls: Vec::new(),
             timeline: false,
+            ran: Vec::new(),
+            unverified: None,
+            refused_guess: false,
         };
         report.outcome = CaseOutcome::of(&report.steps);
         report

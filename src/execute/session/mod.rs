@@ -71,6 +71,7 @@ impl Run<'_> {
         }
         play.weigh_renewals();
         let note = play.unverified.clone();
+        play.state.unverified = note.clone();
         (conclude(state), note)
     }
 }

@@ -17,6 +17,11 @@ pub enum Kind {
     Executable,
     /// A file without an execute bit: the host cannot run it.
     NotExecutable,
+    /// A file without an execute bit that is not a program either: it
+    /// starts with neither `#!` nor an executable format's header (a build
+    /// artefact such as a compiler's `.d` file). The host treats it as any
+    /// file without the bit: it never runs it, and reports it unusable.
+    NotAProgram,
     /// A directory.
     Directory,
     /// It could not be read (a dangling link, say).
@@ -97,8 +102,36 @@ fn kind(path: &Path) -> Kind {
         Err(err) => Kind::Unreadable(err.to_string()),
         Ok(meta) if meta.is_dir() => Kind::Directory,
         Ok(meta) if is_executable(&meta) => Kind::Executable,
-        Ok(_) => Kind::NotExecutable,
+        Ok(_) if is_program(path) => Kind::NotExecutable,
+        Ok(_) => Kind::NotAProgram,
     }
+}
+
+/// Whether the file starts as a program does: `#!`, or the header of ELF,
+/// Mach-O (either byte order, or universal) or PE. A file that cannot be
+/// read is given the benefit of the doubt.
+fn is_program(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return true;
+    };
+    let read = file.read(&mut head).unwrap_or(0);
+    let head = &head[..read];
+    const MAGICS: [&[u8]; 7] = [
+        b"#!",
+        b"\x7fELF",
+        b"MZ",
+        &[0xfe, 0xed, 0xfa, 0xce],
+        &[0xfe, 0xed, 0xfa, 0xcf],
+        &[0xce, 0xfa, 0xed, 0xfe],
+        &[0xcf, 0xfa, 0xed, 0xfe],
+    ];
+    const UNIVERSAL: &[u8] = &[0xca, 0xfe, 0xba, 0xbe];
+    MAGICS
+        .iter()
+        .chain([&UNIVERSAL])
+        .any(|m| head.starts_with(m))
 }
 
 /// Whether a file may be executed: on Unix, any execute bit.

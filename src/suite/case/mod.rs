@@ -118,6 +118,12 @@ pub struct Case {
     /// steps (the `session.*` cases; see [`crate::host::session`]).
     #[serde(default)]
     pub replay: Option<ReplayKind>,
+    /// The case's sample is a guess of `agent-conform init` (a payload in
+    /// another agent's shape), not the agent's own: should the plugin
+    /// refuse it, the run says once that the samples are still the
+    /// scaffold's guess, and the case fails nothing.
+    #[serde(default)]
+    pub guess: bool,
     /// The git work trees the case runs in (`work_trees: [plain, linked,
     /// submodule]`): the loader makes one case of each, ids suffixed with
     /// [`WorkTree::id_suffix`]. Empty: the plain repository only.
@@ -494,7 +500,7 @@ pub enum ExitExpect {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Refusal {
-    /// pass or warning.
+    /// pass, warning, note or skip.
     pub outcome: RefusalOutcome,
     /// Shown in the report: what was not verified, and why that is allowed.
     pub note: String,
@@ -532,6 +538,10 @@ pub enum RefusalOutcome {
     Warning,
     /// Allowed; worth a line in the report.
     Note,
+    /// The refusal leaves the case nothing to check for this plugin (its
+    /// input is another agent's, say): the case is a skip, the note its
+    /// reason, unless an earlier step found something.
+    Skip,
 }
 
 /// Keeps an explicit `null` as `Some(Value::Null)`: a recorded `event:
