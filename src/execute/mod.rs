@@ -45,6 +45,7 @@ mod late_stdin;
 pub mod many;
 mod newest;
 mod own_id;
+mod padded;
 mod pool;
 mod property;
 mod reach;
