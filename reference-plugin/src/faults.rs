@@ -98,6 +98,9 @@ faults! {
     DetectHang = "detect-hang",
     /// `detect` writes 11 MiB of `x` to stdout, over the host's 10 MiB limit.
     DetectFlood = "detect-flood",
+    /// `detect` says present everywhere, where the agent has never run: setup
+    /// enables it in every repository (without hooks: the enable aborts).
+    DetectAlwaysPresent = "detect-always-present",
 
     // --- session ---
     /// `get-session-id` answers `"wrong-" + id`.

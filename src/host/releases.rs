@@ -144,6 +144,10 @@ pub enum Fact {
     /// `write-session` ("The newest host source", "Resume and rewind
     /// (newest variants)"; the release is not given: a bound only).
     SessionDirBeforeWrite,
+    /// Setup discovers every plugin on `PATH` and asks its `detect`; a
+    /// first non-interactive `entire enable` enables every detected agent
+    /// (docs/host.md, "Setup and detect").
+    SetupDetectsPlugins,
 }
 
 /// One row of "Which release brought what".
@@ -331,6 +335,15 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "the newest variants (source read December 2026)",
+    },
+    Row {
+        fact: Fact::SetupDetectsPlugins,
+        id: "setup-detects-plugins",
+        what: "setup discovers every plugin on PATH and asks detect; a non-interactive first entire enable enables every detected agent",
+        earliest: "0.5.1",
+        certain: "0.5.1",
+        confidence: Confidence::Medium,
+        noted: "0.5.1 (2026-03)",
     },
 ];
 

@@ -1,0 +1,55 @@
+//! The user's project as the host treats it (docs/host.md, "The user's
+//! project as the host treats it"): `detect` as setup uses it, and the
+//! places of the agent's transcripts that restores must hit. Each rule has
+//! an independent plugin that passes `--strict` and a fault of the
+//! reference plugin that it catches.
+
+mod common;
+
+use common::wild::{cases, outcome, set, wild};
+use common::{reference, run_json};
+
+#[test]
+fn a_detect_present_only_where_the_agent_ran_passes_strict() {
+    // No hooks (an attach-only adapter): detect says absent in the empty
+    // sandbox and present where the agent's history file is (its own case).
+    let run = run_json(
+        &wild("repodetect"),
+        &["--strict", "--cases", &cases("repodetect")],
+        &[],
+    );
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+    assert!(outcome(&run, "passed").contains("repodetect.detect.where-it-ran"));
+    assert!(outcome(&run, "passed").contains("core.detect.never-installed"));
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn a_detect_always_present_without_hooks_fails_the_enable_by_release() {
+    let only = ["--only", "core.detect.*"];
+    let fault = ("ENTIRE_AGENT_REFERENCE_FAULT", "detect-always-present");
+    let no_hooks = ("ENTIRE_AGENT_REFERENCE_VARIANT", "no-capabilities");
+    let run = run_json(&reference(), &only, &[fault, no_hooks]);
+    assert_eq!(
+        outcome(&run, "failed"),
+        set(&["core.detect.never-installed"])
+    );
+    let message = run.messages("core.detect.never-installed");
+    assert!(message.contains("entire enable"), "{message}");
+    assert!(message.contains("declares no hooks"), "{message}");
+    // Before setup asked plugins' detect, a warning at most.
+    let old = ["--only", "core.detect.*", "--host-version", "0.5.0"];
+    let run = run_json(&reference(), &old, &[fault, no_hooks]);
+    assert_eq!(
+        outcome(&run, "warning"),
+        set(&["core.detect.never-installed"])
+    );
+    // With hooks: the agent is enabled where it never runs, a warning.
+    let run = run_json(&reference(), &only, &[fault]);
+    assert_eq!(
+        outcome(&run, "warning"),
+        set(&["core.detect.never-installed"])
+    );
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+}
