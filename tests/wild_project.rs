@@ -53,3 +53,42 @@ fn a_detect_always_present_without_hooks_fails_the_enable_by_release() {
     );
     assert_eq!(run.ids("failed"), Vec::<String>::new());
 }
+
+#[test]
+fn an_agent_that_names_its_own_transcripts_and_restores_there_passes_strict() {
+    // Without a transcript path, its Events name <session dir>/<id>.log,
+    // and resolve-session-file gives the same file.
+    let run = run_json(&wild("agentplace"), &["--strict"], &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+    assert_eq!(run.ids("note"), Vec::<String>::new());
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn a_restore_that_differs_from_the_events_transcript_fails_even_in_its_file_name() {
+    let only = ["--only", "session.agent"];
+    for (fault, needle) in [
+        // Only the file name differs: <id>.json where the agent keeps <id>.jsonl.
+        (
+            "resolve-file-name",
+            "the plugin's own Events name the agent's transcript",
+        ),
+        // Another directory, outside the session directory: no owner either.
+        ("transcripts-elsewhere", "finds no owner"),
+    ] {
+        let run = run_json(
+            &reference(),
+            &only,
+            &[("ENTIRE_AGENT_REFERENCE_FAULT", fault)],
+        );
+        assert_eq!(outcome(&run, "failed"), set(&["session.agent"]), "{fault}");
+        let message = run.messages("session.agent");
+        assert!(message.contains(needle), "{fault}: {message}");
+    }
+    let run = run_json(&reference(), &only, &[]);
+    assert_eq!(
+        outcome(&run, "passed"),
+        set(&["discovery.info", "session.agent"])
+    );
+}

@@ -123,6 +123,14 @@ faults! {
     /// session at `D/ID.jsonl` (the session_ref of its own Events), so
     /// `entire resume` restores a file the agent never reads.
     ResolveElsewhere = "resolve-elsewhere",
+    /// `resolve-session-file` answers `D/ID.json`, while the agent keeps the
+    /// session at `D/ID.jsonl` (what `parse-hook` names for a payload without a
+    /// transcript path): resume restores a file the agent never opens.
+    ResolveFileName = "resolve-file-name",
+    /// `parse-hook`, for a payload that names no transcript, names
+    /// `$HOME/.reference/transcripts/ID.jsonl`: the agent keeps its transcripts
+    /// there, outside the session directory where resume restores them.
+    TranscriptsElsewhere = "transcripts-elsewhere",
     /// `resolve-session-file` ignores the id and answers `D/session.jsonl`.
     ResolveDropsId = "resolve-drops-id",
     /// `resolve-session-file` names the file after the first 12 characters of the
