@@ -92,3 +92,27 @@ fn a_restore_that_differs_from_the_events_transcript_fails_even_in_its_file_name
         set(&["discovery.info", "session.agent"])
     );
 }
+
+#[test]
+fn protected_paths_of_the_agents_own_pass_strict_and_a_project_file_fails() {
+    // agentconf (created by its install), .ownprotected (named for it), and
+    // an absolute path under HOME (no project path under it).
+    let run = run_json(&wild("ownprotected"), &["--strict"], &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+    assert!(outcome(&run, "passed").contains("core.protected-paths"));
+    assert_eq!(run.code, 0);
+    // config.toml, a file the agent keeps under HOME, hides the project's.
+    let fault = ("ENTIRE_AGENT_REFERENCE_FAULT", "info-protects-project-file");
+    let run = run_json(&reference(), &["--only", "core.protected-paths"], &[fault]);
+    assert_eq!(outcome(&run, "failed"), set(&["core.protected-paths"]));
+    let message = run.messages("core.protected-paths");
+    assert!(
+        message.contains("entire rewind does not restore it"),
+        "{message}"
+    );
+    // Before 0.5.6 the host does not read them: not reported.
+    let old = ["--only", "core.protected-paths", "--host-version", "0.5.5"];
+    let run = run_json(&reference(), &old, &[fault]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+}

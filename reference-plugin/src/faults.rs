@@ -91,6 +91,11 @@ faults! {
     /// calls never give the same answer.
     InfoUnstable = "info-unstable",
 
+    /// `info` names `config.toml` in `protected_files`, a file the agent keeps
+    /// under HOME: the host reads it relative to the repository and hides the
+    /// project's own `config.toml` from every agent's checkpoints.
+    InfoProtectsProjectFile = "info-protects-project-file",
+
     // --- detect ---
     /// `detect` answers `{"present":"yes"}`: a string where a bool belongs.
     DetectStringBool = "detect-string-bool",

@@ -76,6 +76,7 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
         Some(Fault::InfoEmptyName) => answer["name"] = json!(""),
         Some(Fault::InfoNameMismatch) => answer["name"] = json!("other-agent"),
         Some(Fault::InfoBuiltInType) => answer["type"] = json!("Claude Code"),
+        Some(Fault::InfoProtectsProjectFile) => answer["protected_files"] = json!(["config.toml"]),
         Some(Fault::InfoBadCallerEnvVar) => answer["caller_env_vars"] = json!(["_REFERENCE_AGENT"]),
         Some(Fault::InfoHooksNoNames) => {
             answer["hook_names"] = json!([]);

@@ -45,6 +45,7 @@ mod late_stdin;
 pub mod many;
 mod newest;
 mod pool;
+mod project;
 mod property;
 mod reach;
 mod schedule;

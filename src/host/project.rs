@@ -1,6 +1,7 @@
 //! The user's project as the host treats it: what setup does with a
 //! plugin's `detect` (docs/host.md, "The user's project as the host treats
-//! it", "Setup and detect").
+//! it", "Setup and detect"), and what `protected_files` and
+//! `protected_dirs` hide of the project ("Protected paths").
 //!
 //! Since the release that brings [`crate::host::releases::Fact::SetupDetectsPlugins`],
 //! setup asks every plugin on `PATH` whether its agent is present. A first
@@ -37,9 +38,118 @@ pub fn detect_present(hooks: bool) -> (Severity, String) {
     )
 }
 
+/// What a `protected_files` or `protected_dirs` entry is to the host, which
+/// reads it relative to the repository root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Protected {
+    /// Absolute, or leaving the repository (`..`): no path of the project
+    /// is ever under it; it hides nothing.
+    NoProjectPath,
+    /// Its first component is named for the agent (`.kiro` for kiro,
+    /// `.vibe` for mistral-vibe): the agent's own directory.
+    NamedForAgent,
+    /// Under the host's own directories (`.git`, `.entire`): never a
+    /// project file of the user's.
+    HostOwn,
+    /// A path of the project, by this repository-relative name: hidden from
+    /// every agent's checkpoints unless it is the agent's own (created by
+    /// its install or its session).
+    Project(String),
+}
+
+impl Protected {
+    /// The weight of a project path neither named for the agent nor created
+    /// by its install: a failure for a path a project has of its own (the
+    /// issue's `config.toml`); a note for a hidden top-level name (`.x`),
+    /// which is most often a state directory that the agent's session
+    /// creates, and which a harness cannot see created without the agent.
+    pub fn weight(path: &str) -> Severity {
+        if path.starts_with('.') {
+            Severity::Note
+        } else {
+            Severity::Failure
+        }
+    }
+}
+
+/// Reads one entry as the host does, for the agent registered as `agent`
+/// (its file name's `<name>`) with `info.name` and `info.type` `names`.
+pub fn protected(entry: &str, names: &[&str]) -> Protected {
+    let parts: Vec<&str> = entry
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let absolute = entry.starts_with(['/', '\\']) || entry.get(1..2) == Some(":");
+    if absolute || parts.is_empty() || parts.contains(&"..") {
+        return Protected::NoProjectPath;
+    }
+    if matches!(parts[0], ".git" | ".entire") {
+        return Protected::HostOwn;
+    }
+    if named_for(parts[0], names) {
+        return Protected::NamedForAgent;
+    }
+    Protected::Project(parts.join("/"))
+}
+
+/// Whether a path component is named for the agent: the component without
+/// its leading dots, and one of the names, share a word (split at `-`, `_`,
+/// `.` and spaces, compared without case) of at least two letters.
+fn named_for(component: &str, names: &[&str]) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(['-', '_', '.', ' '])
+            .filter(|w| w.len() >= 2)
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let own = words(component.trim_start_matches('.'));
+    names
+        .iter()
+        .flat_map(|name| words(name))
+        // Every plugin is `entire-agent-<name>`: `entire` names none.
+        .filter(|word| word != "entire" && word != "agent")
+        .any(|word| own.contains(&word))
+}
+
+/// The failure of a protected path of the project that is not the agent's
+/// own: what the host then does with it.
+pub fn hides_project_path(path: &str) -> String {
+    format!(
+        "protected path {path:?} is read by the host relative to the repository root, and the \
+         union of every registered agent's protected paths is left out of session tracking: \
+         the project's own {path} (the install did not create it, and it is not named for \
+         the agent) is hidden from every agent's checkpoints while this plugin is on PATH: a turn that \
+         edits only {path} makes no checkpoint, checkpoints do not hold it, entire rewind does \
+         not restore it and the commit trailers omit it; name only the agent's own paths \
+         (relative to the repository), never a file the agent keeps under HOME"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn protected_paths_are_the_projects_unless_named_for_the_agent_or_outside() {
+        let names = ["mistral-vibe", "Mistral Vibe"];
+        assert_eq!(protected(".vibe", &names), Protected::NamedForAgent);
+        assert_eq!(protected("./.vibe/x", &names), Protected::NamedForAgent);
+        assert_eq!(
+            protected("config.toml", &names),
+            Protected::Project("config.toml".into())
+        );
+        assert_eq!(protected("/home/u/.vibe", &names), Protected::NoProjectPath);
+        assert_eq!(protected("../x", &names), Protected::NoProjectPath);
+        assert_eq!(protected(".pi", &["pi", "Pi"]), Protected::NamedForAgent);
+        assert!(hides_project_path("config.toml").contains("entire rewind"));
+        assert_eq!(protected(".entire/tmp", &names), Protected::HostOwn);
+        assert_eq!(
+            protected(".entire-adapter", &["langgraph", "LangGraph"]),
+            Protected::Project(".entire-adapter".into())
+        );
+        assert_eq!(Protected::weight(".entire-adapter"), Severity::Note);
+        assert_eq!(Protected::weight("config.toml"), Severity::Failure);
+    }
 
     #[test]
     fn present_without_hooks_breaks_enable_and_with_hooks_degrades_it() {

@@ -148,6 +148,10 @@ pub enum Fact {
     /// first non-interactive `entire enable` enables every detected agent
     /// (docs/host.md, "Setup and detect").
     SetupDetectsPlugins,
+    /// `protected_files` and `protected_dirs`, relative to the repository,
+    /// left out of session tracking for every agent (docs/host.md,
+    /// "Protected paths").
+    ProtectedPathsUntracked,
 }
 
 /// One row of "Which release brought what".
@@ -344,6 +348,15 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.1",
         confidence: Confidence::Medium,
         noted: "0.5.1 (2026-03)",
+    },
+    Row {
+        fact: Fact::ProtectedPathsUntracked,
+        id: "protected-paths-untracked",
+        what: "protected_files and protected_dirs, read relative to the repository root, left out of session tracking for every agent",
+        earliest: "0.5.6",
+        certain: "0.5.6",
+        confidence: Confidence::Medium,
+        noted: "0.5.6 (2026-04-24)",
     },
 ];
 

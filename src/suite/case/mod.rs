@@ -455,6 +455,11 @@ pub enum Action {
     /// The work tree must be unchanged after `info` and `detect`, which the
     /// host runs on every hook and at discovery.
     CheckReadOnly,
+    /// Each `protected_files` and `protected_dirs` entry, read as the host
+    /// reads it (relative to the repository), must be the agent's own:
+    /// named for it, or created by its install (one `install-hooks` in the
+    /// fresh sandbox, only when some entry is neither).
+    CheckProtectedPaths,
     /// Runs every hook the install added (between the snapshots) as the
     /// agent would, in the sandbox, and fails unless they reach the
     /// `entire` stand-in as `entire hooks <this plugin's name> <hook>`.
