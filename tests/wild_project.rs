@@ -101,6 +101,8 @@ fn protected_paths_of_the_agents_own_pass_strict_and_a_project_file_fails() {
     assert_eq!(run.ids("failed"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
     assert!(outcome(&run, "passed").contains("core.protected-paths"));
+    // Its hooks are in a file of the repository (agentconf/hooks.json).
+    assert!(outcome(&run, "passed").contains("hooks.lifecycle.shared-hooks"));
     assert_eq!(run.code, 0);
     // config.toml, a file the agent keeps under HOME, hides the project's.
     let fault = ("ENTIRE_AGENT_REFERENCE_FAULT", "info-protects-project-file");
@@ -115,4 +117,17 @@ fn protected_paths_of_the_agents_own_pass_strict_and_a_project_file_fails() {
     let old = ["--only", "core.protected-paths", "--host-version", "0.5.5"];
     let run = run_json(&reference(), &old, &[fault]);
     assert_eq!(run.ids("failed"), Vec::<String>::new());
+}
+
+#[test]
+fn hooks_in_a_file_under_home_warn_and_are_shown_with_a_second_repository() {
+    let fault = ("ENTIRE_AGENT_REFERENCE_FAULT", "hooks-in-home");
+    let only = ["--only", "hooks.lifecycle.shared-hooks"];
+    let run = run_json(&reference(), &only, &[fault]);
+    assert_eq!(outcome(&run, "warning"), set(&["hooks.lifecycle.shared-hooks"]));
+    let message = run.messages("hooks.lifecycle.shared-hooks");
+    assert!(message.contains("under HOME"), "{message}");
+    assert!(message.contains("in the other answered false"), "{message}");
+    let run = run_json(&reference(), &only, &[]);
+    assert!(outcome(&run, "passed").contains("hooks.lifecycle.shared-hooks"));
 }

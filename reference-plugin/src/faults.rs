@@ -465,6 +465,10 @@ faults! {
     /// `.reference/settings.json`: if its Events reused Claude Code's session
     /// ids, the first agent to fire SessionStart would own every session.
     HooksInWrappedConfig = "hooks-in-wrapped-config",
+    /// `install-hooks` writes its settings file under HOME
+    /// (`~/.reference/settings.json`), which every repository shares: an
+    /// uninstall in one repository removes the hooks of all.
+    HooksInHome = "hooks-in-home",
     // --- subagents ---
     /// Once a SubagentEnd was answered, `extract-modified-files` fails: the
     /// host's call of it at SubagentEnd (`--offset 0`) fails that hook.

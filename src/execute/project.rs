@@ -61,3 +61,64 @@ fn hidden(path: &str) -> Finding {
         )),
     }
 }
+
+impl Run<'_> {
+    /// `check_shared_hooks`: when the hook entries the install added (between
+    /// the snapshots `before` and `installed`) are in a file under HOME,
+    /// shows what that does to a second repository (install there,
+    /// uninstall in the first, ask the second): a warning either way. No
+    /// call when the hooks are in the repository.
+    pub(super) fn shared_hooks(
+        &self,
+        before: &str,
+        installed: &str,
+        sandbox: &Sandbox,
+        state: &crate::execute::CaseState,
+    ) -> Vec<Finding> {
+        let Some(files) = state.user.hook_files_added(before, installed) else {
+            return vec![Finding::failure(format!(
+                "no snapshots named {before:?} and {installed:?}"
+            ))];
+        };
+        let shared: Vec<String> = files
+            .into_iter()
+            .filter(|rel| rel.starts_with("home/"))
+            .collect();
+        if shared.is_empty() {
+            return Vec::new();
+        }
+        let shown = self.show_shared(sandbox);
+        vec![Finding::warning(project::shared_hooks(&shared, shown))]
+    }
+
+    /// Two repositories: install in the other, uninstall in this one, and
+    /// ask the other whether its hooks are installed.
+    fn show_shared(&self, sandbox: &Sandbox) -> project::SharedShown {
+        let Ok(other) = sandbox.other_repo() else {
+            return project::SharedShown::NotShown;
+        };
+        let call = |args: &[&str], repo: Option<&std::path::Path>| {
+            let args = args.iter().map(|a| a.to_string()).collect();
+            let mut inv = self.invocation(sandbox, args, self.options.timeout);
+            if let Some(repo) = repo {
+                inv.env.retain(|(k, _)| k != "ENTIRE_REPO_ROOT");
+                inv.env
+                    .push(("ENTIRE_REPO_ROOT".into(), repo.as_os_str().to_owned()));
+                inv.cwd = repo.to_path_buf();
+            }
+            let outcome = runner::run(&inv);
+            (outcome.exit_code() == Some(0)).then_some(outcome.stdout)
+        };
+        let steps = call(&["install-hooks"], Some(&other))
+            .and_then(|_| call(&["uninstall-hooks"], None))
+            .and_then(|_| call(&["are-hooks-installed"], Some(&other)));
+        let answer = steps
+            .and_then(|out| serde_json::from_slice::<Value>(&out).ok())
+            .and_then(|v| v.get("installed").and_then(Value::as_bool));
+        match answer {
+            Some(false) => project::SharedShown::RemovedForAll,
+            Some(true) => project::SharedShown::AnsweredForAll,
+            None => project::SharedShown::NotShown,
+        }
+    }
+}

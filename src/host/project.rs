@@ -1,7 +1,9 @@
 //! The user's project as the host treats it: what setup does with a
 //! plugin's `detect` (docs/host.md, "The user's project as the host treats
 //! it", "Setup and detect"), and what `protected_files` and
-//! `protected_dirs` hide of the project ("Protected paths").
+//! `protected_dirs` hide of the project ("Protected paths"), and hooks in a
+//! file every repository shares ("Hooks in a file every repository
+//! shares").
 //!
 //! Since the release that brings [`crate::host::releases::Fact::SetupDetectsPlugins`],
 //! setup asks every plugin on `PATH` whether its agent is present. A first
@@ -122,6 +124,47 @@ pub fn hides_project_path(path: &str) -> String {
          edits only {path} makes no checkpoint, checkpoints do not hold it, entire rewind does \
          not restore it and the commit trailers omit it; name only the agent's own paths \
          (relative to the repository), never a file the agent keeps under HOME"
+    )
+}
+
+/// What the other repository said after the uninstall in the first, when
+/// the hooks live in a file under HOME that every repository shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedShown {
+    /// `are-hooks-installed` there answered false: the uninstall in one
+    /// repository removed the hooks of both.
+    RemovedForAll,
+    /// It still answered true, though the file it reads lost the hooks
+    /// (or kept them for both): one answer for every repository.
+    AnsweredForAll,
+    /// Not shown (a call failed): the file alone says it.
+    NotShown,
+}
+
+/// The warning of hooks installed into `files` under HOME, which every
+/// repository shares (docs/host.md, "Hooks in a file every repository
+/// shares"): weighed a warning, since each repository's hooks still fire
+/// until one uninstalls.
+pub fn shared_hooks(files: &[String], shown: SharedShown) -> String {
+    let what = match shown {
+        SharedShown::RemovedForAll => {
+            "shown here: installed in two repositories, uninstalled in one, and \
+             are-hooks-installed in the other answered false"
+        }
+        SharedShown::AnsweredForAll => {
+            "shown here: installed in two repositories, uninstalled in one, and \
+             are-hooks-installed in the other still answered true, an answer for every \
+             repository at once"
+        }
+        SharedShown::NotShown => "not shown here: a call of the demonstration failed",
+    };
+    format!(
+        "install-hooks put the hooks into {}, under HOME, a file every repository of the user \
+         shares: `entire disable --uninstall` or `entire agent remove` in one repository \
+         removes the hooks of every other, whose checkpoints then stop without a word, and \
+         are-hooks-installed answers for all repositories at once ({what}); install the hooks \
+         in a file of the repository",
+        files.join(", ")
     )
 }
 

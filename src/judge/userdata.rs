@@ -228,6 +228,19 @@ impl UserData {
         ))]
     }
 
+    /// The files (sandbox-relative) in which the hook entries grew between
+    /// the snapshots `before` and `installed`; `None` when either is missing.
+    pub fn hook_files_added(&self, before: &str, installed: &str) -> Option<Vec<String>> {
+        let (was, added) = (self.marks.get(before)?, self.marks.get(installed)?);
+        Some(
+            added
+                .iter()
+                .filter(|(rel, n)| **n > was.get(*rel).copied().unwrap_or(0))
+                .map(|(rel, _)| rel.clone())
+                .collect(),
+        )
+    }
+
     /// A user file in each protected dir of `info`, before the install.
     pub fn plant_protected_dirs(&mut self, info: &Value, sandbox: &Sandbox) -> Vec<Finding> {
         let dirs = info
