@@ -124,10 +124,37 @@ fn hooks_in_a_file_under_home_warn_and_are_shown_with_a_second_repository() {
     let fault = ("ENTIRE_AGENT_REFERENCE_FAULT", "hooks-in-home");
     let only = ["--only", "hooks.lifecycle.shared-hooks"];
     let run = run_json(&reference(), &only, &[fault]);
-    assert_eq!(outcome(&run, "warning"), set(&["hooks.lifecycle.shared-hooks"]));
+    assert_eq!(
+        outcome(&run, "warning"),
+        set(&["hooks.lifecycle.shared-hooks"])
+    );
     let message = run.messages("hooks.lifecycle.shared-hooks");
     assert!(message.contains("under HOME"), "{message}");
     assert!(message.contains("in the other answered false"), "{message}");
     let run = run_json(&reference(), &only, &[]);
     assert!(outcome(&run, "passed").contains("hooks.lifecycle.shared-hooks"));
+}
+
+#[test]
+fn a_config_re_marshalled_through_a_map_fails_with_its_first_changed_line() {
+    // manyformats edits its TOML, YAML and INI files in place (its own
+    // lines only); under `remarshal-ini` the INI file goes through
+    // configparser: every value kept, the user's comments and spellings
+    // lost.
+    let args = [
+        "--only",
+        "hooks.user-data.existing-settings",
+        "--cases",
+        &cases("manyformats"),
+    ];
+    let run = run_json(&wild("manyformats"), &args, &[]);
+    assert!(outcome(&run, "passed").contains("hooks.user-data.existing-settings"));
+    let fault = ("MANYFORMATS_FAULT", "remarshal-ini");
+    let run = run_json(&wild("manyformats"), &args, &[fault]);
+    let id = "hooks.user-data.existing-settings";
+    assert_eq!(outcome(&run, "failed"), set(&[id]));
+    let message = run.messages(id);
+    assert!(message.contains("user data rewritten in"), "{message}");
+    assert!(message.contains("settings.ini"), "{message}");
+    assert!(message.contains("line 1 of the user's file"), "{message}");
 }
