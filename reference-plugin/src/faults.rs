@@ -446,6 +446,11 @@ faults! {
     /// read whole; on a loaded machine, where the first byte comes late, the
     /// session is split.
     StdinFirstByteDeadline = "stdin-first-byte-deadline",
+    /// `stdin-first-byte-deadline` in a plugin that starts slowly (300 ms, an
+    /// interpreter under load) and measures its 100 ms from when it starts
+    /// reading: a payload held back a fixed time from the spawn has already
+    /// come by then; only one held back until the plugin reads is late.
+    SlowStartStdinDeadline = "slow-start-stdin-deadline",
     // --- reach, own ids, the replay ---
     /// `write-session` writes the transcript into a sibling of the directory
     /// of the `session_ref` it is given (`<dir>-restored/<name>`), and

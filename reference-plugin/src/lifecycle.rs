@@ -82,7 +82,9 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::ParseHookRejectsTrailingNewline) && request.stdin.ends_with(b"\n") {
         return Err(Error::failed("unexpected data after the hook payload"));
     }
-    if ctx.fault(Fault::StdinFirstByteDeadline) && request.stdin.is_empty() {
+    let first_byte_deadline =
+        ctx.fault(Fault::StdinFirstByteDeadline) || ctx.fault(Fault::SlowStartStdinDeadline);
+    if first_byte_deadline && request.stdin.is_empty() {
         return invented_session(event_type);
     }
     if request.stdin.iter().all(u8::is_ascii_whitespace) {
