@@ -91,6 +91,11 @@ faults! {
     /// calls never give the same answer.
     InfoUnstable = "info-unstable",
 
+    /// `info` names `config.toml` in `protected_files`, a file the agent keeps
+    /// under HOME: the host reads it relative to the repository and hides the
+    /// project's own `config.toml` from every agent's checkpoints.
+    InfoProtectsProjectFile = "info-protects-project-file",
+
     // --- detect ---
     /// `detect` answers `{"present":"yes"}`: a string where a bool belongs.
     DetectStringBool = "detect-string-bool",
@@ -98,6 +103,9 @@ faults! {
     DetectHang = "detect-hang",
     /// `detect` writes 11 MiB of `x` to stdout, over the host's 10 MiB limit.
     DetectFlood = "detect-flood",
+    /// `detect` says present everywhere, where the agent has never run: setup
+    /// enables it in every repository (without hooks: the enable aborts).
+    DetectAlwaysPresent = "detect-always-present",
 
     // --- session ---
     /// `get-session-id` answers `"wrong-" + id`.
@@ -120,6 +128,14 @@ faults! {
     /// session at `D/ID.jsonl` (the session_ref of its own Events), so
     /// `entire resume` restores a file the agent never reads.
     ResolveElsewhere = "resolve-elsewhere",
+    /// `resolve-session-file` answers `D/ID.json`, while the agent keeps the
+    /// session at `D/ID.jsonl` (what `parse-hook` names for a payload without a
+    /// transcript path): resume restores a file the agent never opens.
+    ResolveFileName = "resolve-file-name",
+    /// `parse-hook`, for a payload that names no transcript, names
+    /// `$HOME/.reference/transcripts/ID.jsonl`: the agent keeps its transcripts
+    /// there, outside the session directory where resume restores them.
+    TranscriptsElsewhere = "transcripts-elsewhere",
     /// `resolve-session-file` ignores the id and answers `D/session.jsonl`.
     ResolveDropsId = "resolve-drops-id",
     /// `resolve-session-file` names the file after the first 12 characters of the
@@ -438,6 +454,11 @@ faults! {
     /// read whole; on a loaded machine, where the first byte comes late, the
     /// session is split.
     StdinFirstByteDeadline = "stdin-first-byte-deadline",
+    /// `stdin-first-byte-deadline` in a plugin that starts slowly (300 ms, an
+    /// interpreter under load) and measures its 100 ms from when it starts
+    /// reading: a payload held back a fixed time from the spawn has already
+    /// come by then; only one held back until the plugin reads is late.
+    SlowStartStdinDeadline = "slow-start-stdin-deadline",
     // --- reach, own ids, the replay ---
     /// `write-session` writes the transcript into a sibling of the directory
     /// of the `session_ref` it is given (`<dir>-restored/<name>`), and
@@ -457,6 +478,10 @@ faults! {
     /// `.reference/settings.json`: if its Events reused Claude Code's session
     /// ids, the first agent to fire SessionStart would own every session.
     HooksInWrappedConfig = "hooks-in-wrapped-config",
+    /// `install-hooks` writes its settings file under HOME
+    /// (`~/.reference/settings.json`), which every repository shares: an
+    /// uninstall in one repository removes the hooks of all.
+    HooksInHome = "hooks-in-home",
     // --- subagents ---
     /// Once a SubagentEnd was answered, `extract-modified-files` fails: the
     /// host's call of it at SubagentEnd (`--offset 0`) fails that hook.

@@ -253,7 +253,13 @@ fn settings_path(ctx: &Context) -> Result<PathBuf> {
 /// The folder of the settings file: the agent's own, or Claude Code's
 /// under the `hooks-in-wrapped-config` fault.
 fn agent_dir(ctx: &Context) -> Result<PathBuf> {
-    let dir = if crate::faults::active().ok().flatten() == Some(Fault::HooksInWrappedConfig) {
+    let fault = crate::faults::active().ok().flatten();
+    if fault == Some(Fault::HooksInHome)
+        && let Some(home) = ctx.home()
+    {
+        return Ok(home.join(AGENT_DIR));
+    }
+    let dir = if fault == Some(Fault::HooksInWrappedConfig) {
         ".claude"
     } else {
         AGENT_DIR

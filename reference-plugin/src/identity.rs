@@ -76,6 +76,7 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
         Some(Fault::InfoEmptyName) => answer["name"] = json!(""),
         Some(Fault::InfoNameMismatch) => answer["name"] = json!("other-agent"),
         Some(Fault::InfoBuiltInType) => answer["type"] = json!("Claude Code"),
+        Some(Fault::InfoProtectsProjectFile) => answer["protected_files"] = json!(["config.toml"]),
         Some(Fault::InfoBadCallerEnvVar) => answer["caller_env_vars"] = json!(["_REFERENCE_AGENT"]),
         Some(Fault::InfoHooksNoNames) => {
             answer["hook_names"] = json!([]);
@@ -111,7 +112,8 @@ pub fn detect(ctx: &Context, _request: &Request) -> Result<Output> {
         output::flood(std::io::stdout().lock(), output::FLOOD_SIZE);
         return Ok(Output::Nothing);
     }
-    let present = ctx.repo_root()?.join(AGENT_DIR).exists();
+    let present =
+        ctx.repo_root()?.join(AGENT_DIR).exists() || ctx.fault(Fault::DetectAlwaysPresent);
     if ctx.fault(Fault::DetectStringBool) {
         return Ok(Output::Json(json!({"present": "yes"})));
     }

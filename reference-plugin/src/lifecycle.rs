@@ -82,7 +82,9 @@ pub fn parse_hook(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::ParseHookRejectsTrailingNewline) && request.stdin.ends_with(b"\n") {
         return Err(Error::failed("unexpected data after the hook payload"));
     }
-    if ctx.fault(Fault::StdinFirstByteDeadline) && request.stdin.is_empty() {
+    let first_byte_deadline =
+        ctx.fault(Fault::StdinFirstByteDeadline) || ctx.fault(Fault::SlowStartStdinDeadline);
+    if first_byte_deadline && request.stdin.is_empty() {
         return invented_session(event_type);
     }
     if request.stdin.iter().all(u8::is_ascii_whitespace) {
@@ -166,7 +168,11 @@ fn build_event(ctx: &Context, event_type: u8, payload: NativePayload) -> Option<
         None if ctx.fault(Fault::ParseHookUnknownSession) => "unknown".to_owned(),
         None => return None,
     };
-    let session_ref = non_empty(payload.transcript_path).or(non_empty(payload.session_ref));
+    // A payload that names no transcript: the agent keeps it in its session
+    // directory, under the session id.
+    let session_ref = non_empty(payload.transcript_path)
+        .or(non_empty(payload.session_ref))
+        .or_else(|| crate::session::agent_transcript(ctx, &session_id));
     let is_subagent = matches!(
         event_type,
         event_type::SUBAGENT_START | event_type::SUBAGENT_END
@@ -300,7 +306,10 @@ mod tests {
         assert!(event("session-start", r#"{"transcript_path":"/t"}"#).is_none());
         assert!(event("session-start", r#"{"session_id":""}"#).is_none());
         assert!(event("session-start", r#"{"session_id":"s"}"#).is_some());
-        assert!(event("stop", r#"{"session_id":"s"}"#).is_none());
+        // No transcript named: the one the agent keeps for the session.
+        let derived = event("stop", r#"{"session_id":"s"}"#).and_then(|ev| ev.session_ref);
+        assert!(derived.is_some_and(|r| r.ends_with("/s.jsonl")));
+        assert!(event("stop", r#"{"session_id":"../s"}"#).is_none());
         assert!(event("stop", r#"{"session_id":"s","session_ref":"/t"}"#).is_some());
         assert!(event("pre-task", r#"{"session_id":"s","transcript_path":"/t"}"#).is_none());
     }

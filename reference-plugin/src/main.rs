@@ -206,6 +206,12 @@ fn run(ctx: &Context, command: &Command, raw_flags: &[OsString]) -> Result<()> {
         && ctx.fault(Fault::StdinFirstByteDeadline)
     {
         stdin = read_stdin_if_it_starts_within(STDIN_DEADLINE);
+    } else if command.reads_stdin
+        && command.name == "parse-hook"
+        && ctx.fault(Fault::SlowStartStdinDeadline)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stdin = read_stdin_if_it_starts_within(STDIN_DEADLINE);
     } else if command.reads_stdin {
         std::io::stdin()
             .read_to_end(&mut stdin)

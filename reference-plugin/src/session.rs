@@ -86,10 +86,7 @@ pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
             .join("tmp")
             .to_string_lossy()
             .into_owned(),
-        _ => home
-            .join(".reference")
-            .join("projects")
-            .join(sanitize_path(repo_path))
+        _ => own_session_dir(&home, repo_path)
             .to_string_lossy()
             .into_owned(),
     };
@@ -100,6 +97,33 @@ pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
         fs::create_dir(&session_dir).context(|| format!("creating {session_dir}"))?;
     }
     Ok(Output::Json(json!({ "session_dir": session_dir })))
+}
+
+/// Where the agent keeps the sessions of a repository:
+/// `$HOME/.reference/projects/<repository path, sanitized>`.
+fn own_session_dir(home: &Path, repo_path: &str) -> std::path::PathBuf {
+    home.join(".reference")
+        .join("projects")
+        .join(sanitize_path(repo_path))
+}
+
+/// The transcript the agent keeps for a session, `<session dir>/<id>.jsonl`:
+/// what `parse-hook` names when the payload names none (the agent writes it
+/// there; `resolve-session-file` restores to the same file). `None` for an
+/// id that could name another file, or without HOME.
+pub fn agent_transcript(ctx: &Context, session_id: &str) -> Option<String> {
+    check_session_id(session_id).ok()?;
+    let home = ctx.home().filter(|home| home.is_absolute())?;
+    let dir = if ctx.fault(Fault::TranscriptsElsewhere) {
+        home.join(".reference").join("transcripts")
+    } else {
+        own_session_dir(&home, &ctx.repo_root().ok()?.to_string_lossy())
+    };
+    Some(
+        dir.join(format!("{session_id}.jsonl"))
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 /// Replace every byte that is not an ASCII alphanumeric with `-`.
@@ -135,6 +159,10 @@ pub fn resolve_session_file(ctx: &Context, request: &Request) -> Result<Output> 
         Some(Fault::SessionFileTimestamp) => {
             check_session_id(session_id)?;
             format!("2026-09-01T10:00:00-{session_id}.jsonl")
+        }
+        Some(Fault::ResolveFileName) => {
+            check_session_id(session_id)?;
+            format!("{session_id}.json")
         }
         Some(Fault::ResolveElsewhere) => {
             check_session_id(session_id)?;

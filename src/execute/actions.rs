@@ -62,6 +62,10 @@ impl Run<'_> {
             Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
             Action::CheckInfoTypeStable => self.info_type_stable(sandbox),
             Action::CheckReadOnly => self.read_only(sandbox),
+            Action::CheckProtectedPaths => self.protected_paths(sandbox),
+            Action::CheckSharedHooks { before, installed } => {
+                self.shared_hooks(before, installed, sandbox, state)
+            }
             Action::CheckHooksFire { before, installed } => {
                 self.hooks_fire(before, installed, sandbox, state)
             }

@@ -47,6 +47,7 @@ mod newest;
 mod own_id;
 mod padded;
 mod pool;
+mod project;
 mod property;
 mod reach;
 mod schedule;

@@ -45,6 +45,8 @@
 //! - [`session_path`] and [`ids`]: the newest hosts' checks of session file
 //!   names before `write-session` and of session and tool ids, by variant
 //!   ("The newest host source (read December 2026)");
+//! - [`project`]: the user's project as the host treats it: `detect` at
+//!   setup ("The user's project as the host treats it");
 //! - [`Severity`]: what the host does with an answer: breaks, degrades, or
 //!   nothing.
 //!
@@ -68,6 +70,7 @@ pub mod ids;
 pub mod invocation;
 pub mod ownership;
 pub mod positions;
+pub mod project;
 pub mod range;
 pub mod reach;
 pub mod releases;

@@ -144,6 +144,14 @@ pub enum Fact {
     /// `write-session` ("The newest host source", "Resume and rewind
     /// (newest variants)"; the release is not given: a bound only).
     SessionDirBeforeWrite,
+    /// Setup discovers every plugin on `PATH` and asks its `detect`; a
+    /// first non-interactive `entire enable` enables every detected agent
+    /// (docs/host.md, "Setup and detect").
+    SetupDetectsPlugins,
+    /// `protected_files` and `protected_dirs`, relative to the repository,
+    /// left out of session tracking for every agent (docs/host.md,
+    /// "Protected paths").
+    ProtectedPathsUntracked,
 }
 
 /// One row of "Which release brought what".
@@ -331,6 +339,24 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "the newest variants (source read December 2026)",
+    },
+    Row {
+        fact: Fact::SetupDetectsPlugins,
+        id: "setup-detects-plugins",
+        what: "setup discovers every plugin on PATH and asks detect; a non-interactive first entire enable enables every detected agent",
+        earliest: "0.5.1",
+        certain: "0.5.1",
+        confidence: Confidence::Medium,
+        noted: "0.5.1 (2026-03)",
+    },
+    Row {
+        fact: Fact::ProtectedPathsUntracked,
+        id: "protected-paths-untracked",
+        what: "protected_files and protected_dirs, read relative to the repository root, left out of session tracking for every agent",
+        earliest: "0.5.6",
+        certain: "0.5.6",
+        confidence: Confidence::Medium,
+        noted: "0.5.6 (2026-04-24)",
     },
 ];
 

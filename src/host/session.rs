@@ -265,9 +265,12 @@ pub fn write_session_input(
 pub enum Restored {
     /// The very file the agent's Events named: the agent resumes it.
     WhereTheAgentReads,
-    /// Another name in the directory the agent keeps it in: an agent that
-    /// resumes by session id from its own file finds nothing, one that
-    /// resumes the latest session of the directory does (a note).
+    /// Another name in the directory the agent keeps it in. Where the
+    /// plugin's own Events named the file (a recorded session, or the
+    /// place the plugin names for a payload without a transcript path),
+    /// the agent opens that file and resumes nothing: a failure. Where the
+    /// file name was only ours, echoed, nothing says which name the agent
+    /// opens: a note.
     SameDirectory,
     /// Another directory: the restored session is never read; `entire
     /// resume` reports success and the agent resumes nothing. A failure:
@@ -294,12 +297,15 @@ impl Restored {
         }
     }
 
-    /// What it costs: nothing, a note, or a failure.
-    pub fn severity(self) -> Option<Severity> {
+    /// What it costs: nothing, a note, or a failure. `named` says that the
+    /// plugin's own Events named the agent's file (docs/host.md, "Where the
+    /// agent's transcripts are": any component that differs, the file name
+    /// included, is a file the agent never opens).
+    pub fn severity(self, named: bool) -> Option<Severity> {
         match self {
             Restored::WhereTheAgentReads => None,
-            Restored::SameDirectory => Some(Severity::Note),
-            Restored::Elsewhere => Some(Severity::Failure),
+            Restored::SameDirectory if !named => Some(Severity::Note),
+            Restored::SameDirectory | Restored::Elsewhere => Some(Severity::Failure),
         }
     }
 }
@@ -338,7 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn a_restore_elsewhere_warns_and_another_name_is_a_note() {
+    fn a_restore_elsewhere_fails_and_another_name_fails_where_the_events_named_it() {
         let repo = Path::new("/r");
         let of = |a: &str, b: &str| Restored::of(Path::new(a), Path::new(b), repo);
         assert_eq!(
@@ -348,7 +354,15 @@ mod tests {
         assert_eq!(of("/d/s.jsonl", "/d/s.json"), Restored::SameDirectory);
         assert_eq!(of("/d/s.jsonl", "/d/restored/s.jsonl"), Restored::Elsewhere);
         assert_eq!(of("/r/x/s", "x/s"), Restored::WhereTheAgentReads);
-        assert_eq!(Restored::Elsewhere.severity(), Some(Severity::Failure));
+        assert_eq!(Restored::Elsewhere.severity(false), Some(Severity::Failure));
+        assert_eq!(
+            Restored::SameDirectory.severity(false),
+            Some(Severity::Note)
+        );
+        assert_eq!(
+            Restored::SameDirectory.severity(true),
+            Some(Severity::Failure)
+        );
     }
 
     #[test]

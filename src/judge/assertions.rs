@@ -26,6 +26,7 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
     match &a.check {
         Check::OwnSessionDir => return session_dir_claims(ctx, a, doc, severity),
         Check::HostSessionFile(dir) => return session_file_names(ctx, a, doc, dir, severity),
+        Check::SetupDetect => return setup_detect(ctx, a, doc, severity),
         Check::HostLines(file) => {
             return super::positions::host_lines(
                 ctx.bindings,
@@ -244,9 +245,37 @@ fn check_value(
         // Held: the checks that did not match a guard above.
         Check::NotEmpty | Check::Empty | Check::Type(_) => {}
         // Judged over the whole document by `check_assert`.
-        Check::OwnSessionDir | Check::HostLines(_) | Check::HostSessionFile(_) => {}
+        Check::OwnSessionDir
+        | Check::HostLines(_)
+        | Check::HostSessionFile(_)
+        | Check::SetupDetect => {}
     }
     Ok(())
+}
+
+/// `setup_detect: true`: "present" in the empty sandbox, weighed by
+/// `host::project::detect_present` on whether `info` declares hooks,
+/// capped at `severity`.
+fn setup_detect(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    doc: &Value,
+    severity: Severity,
+) -> Vec<Finding> {
+    if select(doc, &a.pointer)
+        .iter()
+        .all(|(_, value)| *value != Some(&Value::Bool(true)))
+    {
+        return Vec::new();
+    }
+    let hooks = ctx.bindings.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
+    let (weight, message) = crate::host::project::detect_present(hooks);
+    let mut finding = Finding {
+        severity: weight,
+        ..Finding::failure(format!("at {}: {message}", a.pointer))
+    };
+    finding.cap(severity);
+    vec![finding]
 }
 
 fn decode_b64(value: &Value) -> Result<Vec<u8>, String> {

@@ -49,7 +49,10 @@ pub fn user_file(format: Format, plugin_text: &str) -> Option<(String, Expect)> 
     let plugin = formats::parse(format, plugin_text).ok()?;
     let mut doc = base(format, &plugin);
     add_siblings(&plugin, &mut doc, true, format);
-    let text = formats::render(format, &doc, COMMENTS).ok()?;
+    let mut text = formats::render(format, &doc, COMMENTS).ok()?;
+    if plugin.is_object() {
+        text = with_spellings(format, text);
+    }
     // What the format reads back is what must stay (a number's or a
     // string's form may differ from the value built here).
     let expect = formats::parse(format, &text).ok()?;
@@ -80,6 +83,81 @@ fn base(format: Format, plugin: &Value) -> Value {
             "limits": {"max_tokens": 4096},
         },
     })
+}
+
+/// The user's spellings block of each format: comments, a blank line, keys
+/// out of alphabetical order, and the scalar spellings a map loses (`on`,
+/// `yes`, `0755`, `1e3`, a date, quoted and unquoted strings, `~`; YAML
+/// anchors and aliases; TOML inline tables and dotted keys). Appended to the
+/// user's file (spliced into a JSON-with-comments object): a plugin that
+/// re-marshals the file through a map rewrites these lines
+/// ([`first_changed_line`]). Plain JSON has none: the host's own JSON
+/// settings go through a map too.
+fn spellings(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Yaml => Some(
+            "\n# the user's own spellings: kept byte for byte\n\
+             agent_conform_user_spellings:\n  zeta: on\n  alpha: yes\n  mode: 0755\n  \
+             ratio: 1e3\n  since: 2024-01-02\n  quoted: \"quoted string\"\n  \
+             plain: plain string\n  nothing: ~\n\
+             agent_conform_user_anchor: &agent_conform_user_list\n  - first\n  - second\n\
+             agent_conform_user_alias: *agent_conform_user_list\n",
+        ),
+        Format::Toml => Some(
+            "\n# the user's own spellings: kept byte for byte\n\
+             [agent_conform_user_spellings]\nzeta = 1\nalpha = 0o755\nratio = 1e3\n\
+             since = 2024-01-02\nquoted = \"quoted string\"\nliteral = 'literal string'\n\
+             inline = { name = \"user\", size = 3 }\ndotted.key = \"dotted\"\n",
+        ),
+        Format::Ini => Some(
+            "\n; the user's own spellings: kept byte for byte\n\
+             [agent_conform_user_spellings]\nzeta = on\nalpha = 0755\nratio = 1e3\n",
+        ),
+        Format::Jsonc => Some(
+            "  // the user's own spellings: kept byte for byte\n  \
+             \"agent_conform_user_spellings\": {\"zeta\": 1, \"alpha\": 1e3, \"since\": \"2024-01-02\"}\n",
+        ),
+        Format::Json | Format::Text => None,
+    }
+}
+
+/// `text` (the user's file, a table at its top level) with the spellings
+/// block of `format` added; `text` as it was where none fits.
+fn with_spellings(format: Format, text: String) -> String {
+    let Some(block) = spellings(format) else {
+        return text;
+    };
+    if format != Format::Jsonc {
+        return text + block;
+    }
+    // Before the closing brace of the top-level object, after a comma.
+    let Some(close) = text.rfind('}') else {
+        return text;
+    };
+    let head = text[..close].trim_end();
+    let body = text.lines().find(|l| !l.trim_start().starts_with("//"));
+    if !body.is_some_and(|l| l.trim_start().starts_with('{')) || head.ends_with('{') {
+        return text;
+    }
+    format!("{head},\n{block}{}", &text[close..])
+}
+
+/// The first line of the user's file `original` that is not in `now` in its
+/// order (other lines may come between; a trailing comma and trailing
+/// spaces are not compared), for the formats whose bytes the user edits by
+/// hand (JSON with comments, TOML, YAML, INI): `Some((line number, line))`
+/// when the file was rewritten rather than edited in place.
+pub fn first_changed_line(format: Format, original: &str, now: &str) -> Option<(usize, String)> {
+    spellings(format)?;
+    let norm = |l: &str| l.trim_end().trim_end_matches(',').to_string();
+    let mut have = now.lines().map(norm);
+    for (n, line) in original.lines().enumerate() {
+        let want = norm(line);
+        if !have.any(|h| h == want) {
+            return Some((n + 1, line.to_string()));
+        }
+    }
+    None
 }
 
 /// Whether an object is one of the plugin's own entries (it holds a hook
@@ -341,6 +419,34 @@ fn short(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_hand_edited_format_plants_its_spellings_and_reads_back() {
+        let samples = [
+            (Format::Toml, "[hooks]\nstop = \"entire hooks x stop\"\n"),
+            (Format::Yaml, "hooks:\n  - command: entire hooks x stop\n"),
+            (Format::Ini, "[hooks]\nstop = entire hooks x stop\n"),
+            (
+                Format::Jsonc,
+                "{\"hooks\": [{\"command\": \"entire hooks x stop\"}]}\n",
+            ),
+        ];
+        for (format, plugin) in samples {
+            let (text, _) = user_file(format, plugin).unwrap_or_else(|| panic!("{format}"));
+            assert!(
+                text.contains("agent_conform_user_spellings"),
+                "{format}: {text}"
+            );
+            assert_eq!(first_changed_line(format, &text, &text), None);
+            let moved = format!("{}\n{text}", "added = 1");
+            assert_eq!(first_changed_line(format, &text, &moved), None);
+            let remarshalled =
+                formats::render(format, &formats::parse(format, &text).unwrap(), &[]);
+            let changed = first_changed_line(format, &text, &remarshalled.unwrap());
+            assert!(changed.is_some(), "{format}: a re-marshalled file differs");
+        }
+        assert_eq!(first_changed_line(Format::Json, "{}", "[]"), None);
+    }
+
     use super::*;
 
     fn doc(expect: &Expect) -> &Value {

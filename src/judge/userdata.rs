@@ -274,6 +274,19 @@ impl UserData {
         ))]
     }
 
+    /// The files (sandbox-relative) in which the hook entries grew between
+    /// the snapshots `before` and `installed`; `None` when either is missing.
+    pub fn hook_files_added(&self, before: &str, installed: &str) -> Option<Vec<String>> {
+        let (was, added) = (self.marks.get(before)?, self.marks.get(installed)?);
+        Some(
+            added
+                .iter()
+                .filter(|(rel, n)| **n > was.get(*rel).copied().unwrap_or(0))
+                .map(|(rel, _)| rel.clone())
+                .collect(),
+        )
+    }
+
     /// A user file in each protected dir of `info`, before the install.
     pub fn plant_protected_dirs(&mut self, info: &Value, sandbox: &Sandbox) -> Vec<Finding> {
         let dirs = info
@@ -396,6 +409,15 @@ impl UserData {
                 continue;
             };
             let losses = planted::losses(*format, expect, &text);
+            let moved_aside = self.moved.contains_key(path);
+            if let (true, false, Some((n, line))) = (
+                losses.is_empty(),
+                moved_aside,
+                planted::first_changed_line(*format, &String::from_utf8_lossy(original), &text),
+            ) {
+                findings.push(rewritten(rel, *format, n, &line));
+                continue;
+            }
             if losses.is_empty() {
                 if self.moved.contains_key(path) && text.as_bytes() != original {
                     findings.push(
@@ -521,6 +543,18 @@ impl UserData {
         }
         findings
     }
+}
+
+/// The user's file re-marshalled: its values kept, its bytes not.
+fn rewritten(rel: &str, format: Format, n: usize, line: &str) -> Finding {
+    Finding::failure(format!(
+        "user data rewritten in {rel} ({format}, the user's own file before the install): line \
+         {n} of the user's file, `{line}`, is changed or gone, so the file was re-marshalled \
+         through a map rather than edited in place: the user's comments, blank lines, key \
+         order, anchors and scalar spellings (`on`, `0755`, dates) are lost on every entire \
+         enable and disable; add and remove only the plugin's own lines"
+    ))
+    .kind(Kind::UserData)
 }
 
 fn lost(path: &Path, what: &str) -> Finding {

@@ -180,6 +180,9 @@ fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {
         Check::HostSessionFile(dir) => {
             format!("is a session file the newest hosts accept under {dir}")
         }
+        Check::SetupDetect => {
+            "says present only where the agent has been (setup enables what it detects)".to_string()
+        }
     };
     let check = match a.severity {
         Some(severity) => format!("{check} [{}]", severity.label()),

@@ -56,7 +56,9 @@ pub struct Invocation {
     pub path_first: Option<PathBuf>,
     /// Bytes written to stdin before it is closed; `None` gives no stdin at all.
     pub stdin: Option<Bytes>,
-    /// Deliver stdin late, as from an agent on a loaded machine: nothing for
+    /// Deliver stdin late, as from an agent on a loaded machine: once the
+    /// plugin is blocked waiting for its stdin (on Linux, as the kernel
+    /// shows it: late for the plugin however slowly it started), nothing for
     /// the first half of this time (the first byte comes late), then the
     /// payload's first half, then after the second half of this time the
     /// rest; `None`: all at once. A plugin with a deadline on stdin is caught

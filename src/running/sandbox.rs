@@ -166,6 +166,17 @@ impl Sandbox {
         strays
     }
 
+    /// A second git work tree, `work/other-repo`, made on first use: what
+    /// two repositories of the same user share (hooks under HOME).
+    pub fn other_repo(&self) -> io::Result<PathBuf> {
+        let repo = self.work().join("other-repo");
+        if !repo.join(".git").exists() {
+            fs::create_dir_all(&repo)?;
+            crate::running::worktree::write_skeleton(&repo, git_skeleton()?)?;
+        }
+        Ok(repo)
+    }
+
     /// The isolated HOME.
     pub fn home(&self) -> PathBuf {
         self.root.join("home")

@@ -139,7 +139,7 @@ impl Play<'_, '_> {
             "--hook".to_string(),
             hook.to_string(),
         ];
-        let Some(answer) = self.call(label, args, Some(payload)) else {
+        let Some(answer) = self.call(label, args, Some(payload.clone())) else {
             return;
         };
         let Some(event) = self.event(hook, &answer, expected) else {
@@ -165,6 +165,9 @@ impl Play<'_, '_> {
             self.own_ids.insert(text("session_id"));
         }
         self.remember_ref(&text("session_id"), &session_ref);
+        if session_ref == self.path() {
+            self.echoed = Some((hook.to_string(), payload));
+        }
         match kind {
             EventType::TurnStart => self.turn_start(&session_ref, text("prompt")),
             EventType::TurnEnd => self.turn_end(&session_ref, &text("session_id")),

@@ -64,6 +64,9 @@ impl Run<'_> {
     ) -> (CaseOutcome, Option<String>) {
         let mut play = Play::new(self, case, sandbox, state);
         play.agent_session();
+        if !play.stopped && !play.brief() {
+            play.where_the_agent_names_it();
+        }
         if !play.stopped && play.brief() {
             play.resume_one_session();
         } else if !play.stopped {
@@ -103,6 +106,13 @@ struct Play<'p, 'r> {
     /// The `session_ref` the Events of each session id named last: where
     /// the agent keeps, and resumes, that session.
     refs: BTreeMap<String, String>,
+    /// The session ids whose `session_ref` the plugin named itself, for a
+    /// payload without the transcript's path: the agent's own file, not
+    /// ours echoed (`where_the_agent_names_it`).
+    named: std::collections::BTreeSet<String>,
+    /// The last hook whose Event named the transcript we sent, and its
+    /// payload: sent again without the path.
+    echoed: Option<(String, Vec<u8>)>,
     /// The current turn's offset, stored at TurnStart (at TurnEnd, the
     /// offset the analysis gets: see `analysis`).
     offset: i64,
@@ -172,6 +182,8 @@ impl<'p, 'r> Play<'p, 'r> {
             session_dir: None,
             placed: false,
             refs: BTreeMap::new(),
+            named: Default::default(),
+            echoed: None,
             offset: 0,
             offset_from: OFFSET_FROM_TURN_START,
             prompt: String::new(),

@@ -13,6 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use crate::execute::session::{GENERIC_ID, Play, agent_name};
 use crate::host::ownership;
 use crate::host::session::Restored;
@@ -79,6 +81,60 @@ impl Play<'_, '_> {
         }
     }
 
+    /// Sends the last hook whose Event named our transcript again, without
+    /// the transcript's path (every string of the payload that is it), as
+    /// an agent would that names none: the Event then names where the
+    /// plugin says its agent keeps the session (docs/host.md, "Where the
+    /// agent's transcripts are"). That place is remembered as the agent's
+    /// own file for the restore. No Event, or no `session_ref`, says
+    /// nothing: the agent always sends its path.
+    pub(super) fn where_the_agent_names_it(&mut self) {
+        let Some((hook, payload)) = self.echoed.take() else {
+            return;
+        };
+        let Ok(mut value) = serde_json::from_slice::<Value>(&payload) else {
+            return;
+        };
+        if !without_string(&mut value, &self.path()) {
+            return;
+        }
+        let label = format!(
+            "after the session · hook {hook} without the transcript's path · parse-hook (where \
+             the agent keeps its transcripts)"
+        );
+        let args = vec!["parse-hook".to_string(), "--hook".to_string(), hook];
+        let Some(answer) = self.call(label, args, Some(value.to_string().into_bytes())) else {
+            return;
+        };
+        let event = crate::host::answers::go::event(&answer.stdout)
+            .ok()
+            .filter(|_| answer.ok());
+        let text = |key: &str| {
+            event
+                .as_ref()
+                .and_then(|e| e.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let (id, named) = (text("session_id"), text("session_ref"));
+        // The host never sends this payload: what it says of the plugin
+        // (a crash on a missing field) is a note at most; a deadline or a
+        // flood stays what it is.
+        if let Some(last) = self.state.reports.last_mut() {
+            for finding in &mut last.findings {
+                if finding.severity < Severity::Failure {
+                    finding.cap(Severity::Note);
+                }
+            }
+        }
+        if id.is_empty() || named.is_empty() {
+            return;
+        }
+        self.refs.insert(id.clone(), named);
+        self.named.insert(id);
+    }
+
     /// For a session whose Events named a `session_ref`: the file
     /// `resolve-session-file` gave should be that one, where the agent
     /// resumes from. Not judged when the transcript stayed in the scratch
@@ -98,14 +154,21 @@ impl Play<'_, '_> {
         }
         let restored = Restored::of(Path::new(&reads), Path::new(file), &self.sandbox.repo());
         let label = format!("entire resume · session {id} · where the agent reads it");
-        let Some(severity) = restored.severity() else {
+        let named = self.named.contains(id) || (self.recorded() && self.placed);
+        let Some(severity) = restored.severity(named) else {
             self.check_line(&label, Vec::new());
             return;
         };
         let command = command.map_or("the agent's resume command".to_string(), |c| {
             format!("the resume command `{c}`")
         });
+        let owner = self.no_owner(&reads);
         let message = match restored {
+            Restored::SameDirectory if named => format!(
+                "entire resume restores session {id} to {file} (resolve-session-file), but the \
+                 plugin's own Events name the agent's transcript {reads}: the agent opens that \
+                 file and {command} resumes nothing of what was restored"
+            ),
             Restored::SameDirectory => format!(
                 "entire resume restores session {id} to {file} (resolve-session-file), in the \
                  directory where the agent keeps it but not the file its Events named, {reads}: \
@@ -116,7 +179,7 @@ impl Play<'_, '_> {
                 "entire resume restores session {id} to {file} (resolve-session-file, then \
                  write-session), but the agent keeps and resumes it at {reads} (the session_ref of \
                  the plugin's own Events): entire resume reports success and {command} resumes \
-                 nothing of what was restored"
+                 nothing of what was restored{owner}"
             ),
         };
         let finding = Finding {
@@ -124,6 +187,46 @@ impl Play<'_, '_> {
             ..Finding::failure(message)
         };
         self.check_line(&label, vec![finding]);
+    }
+}
+
+impl Play<'_, '_> {
+    /// What the host's owner lookup makes of the agent's transcript at
+    /// `reads`: outside the plugin's session directory, no agent owns it
+    /// (docs/host.md, "The session directory claims what is not the
+    /// plugin's"), said in a clause; nothing otherwise.
+    fn no_owner(&self, reads: &str) -> String {
+        let Some(dir) = &self.session_dir else {
+            return String::new();
+        };
+        let reads = self.sandbox.repo().join(reads);
+        if ownership::contains(Path::new(dir), &reads) {
+            return String::new();
+        }
+        format!(
+            "; and outside the session directory {dir}, the host's owner lookup finds no \
+             owner for the transcripts these Events name"
+        )
+    }
+}
+
+/// Removes from `value` every object entry whose value is the string
+/// `text`, at any depth; whether one was removed.
+fn without_string(value: &mut Value, text: &str) -> bool {
+    match value {
+        Value::Object(map) => {
+            let before = map.len();
+            map.retain(|_, v| v.as_str() != Some(text));
+            let mut removed = map.len() != before;
+            for v in map.values_mut() {
+                removed |= without_string(v, text);
+            }
+            removed
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |removed, v| without_string(v, text) | removed),
+        _ => false,
     }
 }
 

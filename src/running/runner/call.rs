@@ -174,8 +174,10 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
         return;
     };
     if let Some(delay) = delay {
+        let pid = child.id();
         thread::spawn(move || {
             let _own = bounds::OwnThread::enter();
+            wait_until_reading(pid);
             let (first, second) = bytes.split_at(bytes.len() / 2);
             thread::sleep(delay / 2);
             let _ = pipe.write_all(first).and_then(|()| pipe.flush());
@@ -196,6 +198,64 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
         let _ = pipe.write_all(&bytes);
         drop(pipe);
     });
+}
+
+/// The longest the harness waits for a plugin to block reading its stdin
+/// before it starts the delay anyway (a plugin that never reads, or a
+/// system that does not show it).
+const READING_BOUND: Duration = Duration::from_secs(5);
+
+/// Waits until the process `pid` is blocked waiting for its stdin: on
+/// Linux, one of its threads in `read` on fd 0 (`/proc/<pid>/task/*/syscall`),
+/// or its main thread asleep in `select`, `poll` or `epoll_wait`
+/// (`/proc/<pid>/wchan`: a deadline on stdin); at most [`READING_BOUND`].
+/// Elsewhere it returns at once. A late payload is then late for the plugin
+/// itself, however slowly it started.
+fn wait_until_reading(pid: u32) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let start = std::time::Instant::now();
+    while start.elapsed() < READING_BOUND {
+        match reading_stdin(pid) {
+            Some(true) | None => return,
+            Some(false) => thread::sleep(Duration::from_millis(2)),
+        }
+    }
+}
+
+/// Whether `pid` waits for its stdin now; `None` when it is gone.
+fn reading_stdin(pid: u32) -> Option<bool> {
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    let stat = std::fs::read_to_string(proc.join("stat")).ok()?;
+    let state = stat.rsplit(')').next()?.split_whitespace().next()?;
+    if state == "Z" || state == "X" {
+        return None;
+    }
+    let read_nr = if cfg!(target_arch = "aarch64") {
+        "63"
+    } else {
+        "0"
+    };
+    let tasks = std::fs::read_dir(proc.join("task")).ok()?;
+    for task in tasks.flatten() {
+        let Ok(syscall) = std::fs::read_to_string(task.path().join("syscall")) else {
+            continue;
+        };
+        let mut fields = syscall.split_whitespace();
+        if fields.next() == Some(read_nr) && fields.next() == Some("0x0") {
+            return Some(true);
+        }
+    }
+    let wchan = std::fs::read_to_string(proc.join("wchan")).unwrap_or_default();
+    let waiting = [
+        "pipe_read",
+        "do_select",
+        "core_sys_select",
+        "do_sys_poll",
+        "ep_poll",
+    ];
+    Some(waiting.iter().any(|w| wchan.contains(w)))
 }
 
 /// Stdin this small is written without a thread: every pipe buffers it.

@@ -85,6 +85,11 @@ pub enum Check {
     /// below it refused before `write-session`, no symlink
     /// ([`crate::host::session_path`]).
     HostSessionFile(String),
+    /// `setup_detect: true`: `detect`'s answer in an empty sandbox, as
+    /// setup uses it: "present" where the agent has never been enables the
+    /// agent in every repository, and aborts a non-interactive `entire
+    /// enable` for a plugin without hooks ([`crate::host::project`]).
+    SetupDetect,
 }
 
 /// A JSON type, as `type:` names it.
@@ -173,6 +178,7 @@ impl Check {
         "own_session_dir",
         "host_lines",
         "host_session_file",
+        "setup_detect",
     ];
 
     /// The check's key in a case file.
@@ -194,6 +200,7 @@ impl Check {
             Check::OwnSessionDir => "own_session_dir",
             Check::HostLines(_) => "host_lines",
             Check::HostSessionFile(_) => "host_session_file",
+            Check::SetupDetect => "setup_detect",
         }
     }
 
@@ -216,6 +223,7 @@ impl Check {
             "own_session_dir" => on(key, map, Check::OwnSessionDir)?,
             "host_lines" => Check::HostLines(map.next_value()?),
             "host_session_file" => Check::HostSessionFile(map.next_value()?),
+            "setup_detect" => on(key, map, Check::SetupDetect)?,
             other => {
                 return Err(A::Error::custom(format!(
                     "unknown key `{other}` in a JSON assertion; besides pointer, when, severity \
@@ -316,9 +324,8 @@ mod tests {
     fn every_check_has_its_key_listed() {
         let read = |key: &str| {
             let value = match key {
-                "not_empty" | "empty" | "absolute_path" | "file_exists" | "own_session_dir" => {
-                    "true"
-                }
+                "not_empty" | "empty" | "absolute_path" | "file_exists" | "own_session_dir"
+                | "setup_detect" => "true",
                 "min" => "1",
                 "type" => "string",
                 "base64_equals" => "{text: a}",

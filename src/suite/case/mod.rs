@@ -461,6 +461,21 @@ pub enum Action {
     /// The work tree must be unchanged after `info` and `detect`, which the
     /// host runs on every hook and at discovery.
     CheckReadOnly,
+    /// Each `protected_files` and `protected_dirs` entry, read as the host
+    /// reads it (relative to the repository), must be the agent's own:
+    /// named for it, or created by its install (one `install-hooks` in the
+    /// fresh sandbox, only when some entry is neither).
+    CheckProtectedPaths,
+    /// Warns when the hook entries the install added (between the
+    /// snapshots) are in a file under HOME, which every repository shares,
+    /// and shows it: install in a second repository, uninstall in this one,
+    /// ask the second.
+    CheckSharedHooks {
+        /// The snapshot taken before the install.
+        before: String,
+        /// The snapshot taken after it.
+        installed: String,
+    },
     /// Runs every hook the install added (between the snapshots) as the
     /// agent would, in the sandbox, and fails unless they reach the
     /// `entire` stand-in as `entire hooks <this plugin's name> <hook>`.

@@ -366,7 +366,8 @@ impl Known<'_> {
             | Check::Type(_)
             | Check::AbsolutePath
             | Check::FileExists
-            | Check::OwnSessionDir => {}
+            | Check::OwnSessionDir
+            | Check::SetupDetect => {}
         }
         if let Some(cond) = &a.when {
             check_pointer(&cond.pointer)?;

@@ -1,0 +1,203 @@
+//! The user's project as the host treats it: what setup does with a
+//! plugin's `detect` (docs/host.md, "The user's project as the host treats
+//! it", "Setup and detect"), and what `protected_files` and
+//! `protected_dirs` hide of the project ("Protected paths"), and hooks in a
+//! file every repository shares ("Hooks in a file every repository
+//! shares").
+//!
+//! Since the release that brings [`crate::host::releases::Fact::SetupDetectsPlugins`],
+//! setup asks every plugin on `PATH` whether its agent is present. A first
+//! `entire enable` without a terminal and without `--agent` enables every
+//! detected agent; one without the hooks capability aborts that enable.
+
+use crate::host::Severity;
+
+/// What a `detect` that says "present" where the agent has never been
+/// (an empty repository, an empty HOME) costs the user, for a plugin that
+/// declares the hooks capability (`hooks`) or not: the weight and why.
+pub fn detect_present(hooks: bool) -> (Severity, String) {
+    if hooks {
+        return (
+            Severity::Warning,
+            "detect says present in an empty repository with an empty HOME, where the agent \
+             has never run: a first non-interactive `entire enable` (no terminal, no --agent: \
+             CI, devcontainers, agents) enables this agent in every repository and installs \
+             its hooks there, and interactive setup offers it as found; say present only \
+             where the agent's own files are"
+                .to_string(),
+        );
+    }
+    (
+        Severity::Failure,
+        "detect says present in an empty repository with an empty HOME, where the agent has \
+         never run, and the plugin declares no hooks: a first non-interactive `entire enable` \
+         (no terminal, no --agent: CI, devcontainers, agents) enables every detected agent and \
+         stops at this one (\"agent does not support hooks\") before .entire and its settings \
+         are written, after the other agents' hooks were installed: entire enable fails in \
+         every repository while this plugin is on PATH; say present only where the agent's \
+         own files are"
+            .to_string(),
+    )
+}
+
+/// What a `protected_files` or `protected_dirs` entry is to the host, which
+/// reads it relative to the repository root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Protected {
+    /// Absolute, or leaving the repository (`..`): no path of the project
+    /// is ever under it; it hides nothing.
+    NoProjectPath,
+    /// Its first component is named for the agent (`.kiro` for kiro,
+    /// `.vibe` for mistral-vibe): the agent's own directory.
+    NamedForAgent,
+    /// Under the host's own directories (`.git`, `.entire`): never a
+    /// project file of the user's.
+    HostOwn,
+    /// A path of the project, by this repository-relative name: hidden from
+    /// every agent's checkpoints unless it is the agent's own (created by
+    /// its install or its session).
+    Project(String),
+}
+
+impl Protected {
+    /// The weight of a project path neither named for the agent nor created
+    /// by its install: a failure for a path a project has of its own (the
+    /// issue's `config.toml`); a note for a hidden top-level name (`.x`),
+    /// which is most often a state directory that the agent's session
+    /// creates, and which a harness cannot see created without the agent.
+    pub fn weight(path: &str) -> Severity {
+        if path.starts_with('.') {
+            Severity::Note
+        } else {
+            Severity::Failure
+        }
+    }
+}
+
+/// Reads one entry as the host does, for the agent registered as `agent`
+/// (its file name's `<name>`) with `info.name` and `info.type` `names`.
+pub fn protected(entry: &str, names: &[&str]) -> Protected {
+    let parts: Vec<&str> = entry
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let absolute = entry.starts_with(['/', '\\']) || entry.get(1..2) == Some(":");
+    if absolute || parts.is_empty() || parts.contains(&"..") {
+        return Protected::NoProjectPath;
+    }
+    if matches!(parts[0], ".git" | ".entire") {
+        return Protected::HostOwn;
+    }
+    if named_for(parts[0], names) {
+        return Protected::NamedForAgent;
+    }
+    Protected::Project(parts.join("/"))
+}
+
+/// Whether a path component is named for the agent: the component without
+/// its leading dots, and one of the names, share a word (split at `-`, `_`,
+/// `.` and spaces, compared without case) of at least two letters.
+fn named_for(component: &str, names: &[&str]) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(['-', '_', '.', ' '])
+            .filter(|w| w.len() >= 2)
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let own = words(component.trim_start_matches('.'));
+    names
+        .iter()
+        .flat_map(|name| words(name))
+        // Every plugin is `entire-agent-<name>`: `entire` names none.
+        .filter(|word| word != "entire" && word != "agent")
+        .any(|word| own.contains(&word))
+}
+
+/// The failure of a protected path of the project that is not the agent's
+/// own: what the host then does with it.
+pub fn hides_project_path(path: &str) -> String {
+    format!(
+        "protected path {path:?} is read by the host relative to the repository root, and the \
+         union of every registered agent's protected paths is left out of session tracking: \
+         the project's own {path} (the install did not create it, and it is not named for \
+         the agent) is hidden from every agent's checkpoints while this plugin is on PATH: a turn that \
+         edits only {path} makes no checkpoint, checkpoints do not hold it, entire rewind does \
+         not restore it and the commit trailers omit it; name only the agent's own paths \
+         (relative to the repository), never a file the agent keeps under HOME"
+    )
+}
+
+/// What the other repository said after the uninstall in the first, when
+/// the hooks live in a file under HOME that every repository shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedShown {
+    /// `are-hooks-installed` there answered false: the uninstall in one
+    /// repository removed the hooks of both.
+    RemovedForAll,
+    /// It still answered true, though the file it reads lost the hooks
+    /// (or kept them for both): one answer for every repository.
+    AnsweredForAll,
+    /// Not shown (a call failed): the file alone says it.
+    NotShown,
+}
+
+/// The warning of hooks installed into `files` under HOME, which every
+/// repository shares (docs/host.md, "Hooks in a file every repository
+/// shares"): weighed a warning, since each repository's hooks still fire
+/// until one uninstalls.
+pub fn shared_hooks(files: &[String], shown: SharedShown) -> String {
+    let what = match shown {
+        SharedShown::RemovedForAll => {
+            "shown here: installed in two repositories, uninstalled in one, and \
+             are-hooks-installed in the other answered false"
+        }
+        SharedShown::AnsweredForAll => {
+            "shown here: installed in two repositories, uninstalled in one, and \
+             are-hooks-installed in the other still answered true, an answer for every \
+             repository at once"
+        }
+        SharedShown::NotShown => "not shown here: a call of the demonstration failed",
+    };
+    format!(
+        "install-hooks put the hooks into {}, under HOME, a file every repository of the user \
+         shares: `entire disable --uninstall` or `entire agent remove` in one repository \
+         removes the hooks of every other, whose checkpoints then stop without a word, and \
+         are-hooks-installed answers for all repositories at once ({what}); install the hooks \
+         in a file of the repository",
+        files.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_paths_are_the_projects_unless_named_for_the_agent_or_outside() {
+        let names = ["mistral-vibe", "Mistral Vibe"];
+        assert_eq!(protected(".vibe", &names), Protected::NamedForAgent);
+        assert_eq!(protected("./.vibe/x", &names), Protected::NamedForAgent);
+        assert_eq!(
+            protected("config.toml", &names),
+            Protected::Project("config.toml".into())
+        );
+        assert_eq!(protected("/home/u/.vibe", &names), Protected::NoProjectPath);
+        assert_eq!(protected("../x", &names), Protected::NoProjectPath);
+        assert_eq!(protected(".pi", &["pi", "Pi"]), Protected::NamedForAgent);
+        assert!(hides_project_path("config.toml").contains("entire rewind"));
+        assert_eq!(protected(".entire/tmp", &names), Protected::HostOwn);
+        assert_eq!(
+            protected(".entire-adapter", &["langgraph", "LangGraph"]),
+            Protected::Project(".entire-adapter".into())
+        );
+        assert_eq!(Protected::weight(".entire-adapter"), Severity::Note);
+        assert_eq!(Protected::weight("config.toml"), Severity::Failure);
+    }
+
+    #[test]
+    fn present_without_hooks_breaks_enable_and_with_hooks_degrades_it() {
+        assert_eq!(detect_present(false).0, Severity::Failure);
+        assert!(detect_present(false).1.contains("entire enable"));
+        assert_eq!(detect_present(true).0, Severity::Warning);
+    }
+}
