@@ -72,6 +72,9 @@ fn remove_ended(base: &Path) {
     }
 }
 
+/// A run being made or made once: its exit code and report.
+type Shared = Arc<OnceLock<(i32, Value)>>;
+
 /// A file's identity for a key: its path, size and modification time.
 fn file_key(path: &Path, hasher: &mut DefaultHasher) {
     path.hash(hasher);
@@ -94,7 +97,7 @@ pub fn shared_run(plugin: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     (&args, env).hash(&mut hasher);
     let key = hasher.finish();
 
-    static MEMO: Mutex<Option<HashMap<u64, Arc<OnceLock<(i32, Value)>>>>> = Mutex::new(None);
+    static MEMO: Mutex<Option<HashMap<u64, Shared>>> = Mutex::new(None);
     let cell = {
         let mut memo = MEMO.lock().unwrap_or_else(|e| e.into_inner());
         memo.get_or_insert_with(HashMap::new)
