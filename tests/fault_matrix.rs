@@ -31,9 +31,19 @@ const RENAMES: &[&str] = &[
     "entire-agent-antigravity",
 ];
 
+/// What one fault's run gave: its exit code, the ids of the cases that
+/// failed, warned or noted, and what each case of the run came to (its
+/// outcome and its findings' codes and messages), to explain a row that
+/// differs from the recorded one.
+struct Caught {
+    code: i32,
+    ids: BTreeSet<String>,
+    outcomes: BTreeMap<String, String>,
+}
+
 /// Runs the suite with one fault; returns the ids of the cases that failed
 /// or warned. A fault `file:NAME` runs a copy of the plugin named NAME.
-fn caught_by(fault: &str) -> (i32, BTreeSet<String>) {
+fn caught_by(fault: &str) -> Caught {
     let cases = root().join("reference-plugin").join("conformance");
     let cases = cases.to_string_lossy().into_owned();
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -71,7 +81,89 @@ fn caught_by(fault: &str) -> (i32, BTreeSet<String>) {
     let mut ids: BTreeSet<String> = run.ids("failed").into_iter().collect();
     ids.extend(run.ids("warning"));
     ids.extend(run.ids("note").into_iter().map(|id| format!("{id} (note)")));
-    (run.code, ids)
+    Caught {
+        code: run.code,
+        ids,
+        outcomes: outcomes(&run.report),
+    }
+}
+
+/// Each case's outcome and findings, one line each: `kind: reason` and then
+/// `[step] code: message` per finding.
+fn outcomes(report: &serde_json::Value) -> BTreeMap<String, String> {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let mut out = BTreeMap::new();
+    for case in report["cases"].as_array().into_iter().flatten() {
+        let outcome = &case["outcome"];
+        let mut lines = vec![format!(
+            "{}{}",
+            text(&outcome["kind"]),
+            outcome
+                .get("reason")
+                .map(|r| format!(": {}", text(r)))
+                .unwrap_or_default()
+        )];
+        for step in case["steps"].as_array().into_iter().flatten() {
+            for finding in step["findings"].as_array().into_iter().flatten() {
+                lines.push(format!(
+                    "[{}, {}, {} ms] {}: {}",
+                    text(&step["name"]),
+                    text(&step["termination"]),
+                    step["duration_ms"],
+                    text(&finding["code"]),
+                    text(&finding["message"])
+                ));
+            }
+        }
+        out.insert(text(&case["id"]), lines.join("\n      "));
+    }
+    out
+}
+
+/// The rows of the recorded matrix's "By fault" table: fault → case ids.
+fn recorded_rows(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let by_fault = doc.split("## By case").next().unwrap_or_default();
+    by_fault
+        .lines()
+        .filter_map(|line| {
+            let mut cells = line.strip_prefix("| `")?.split(" | ");
+            let fault = cells.next()?.trim_end_matches('`').to_string();
+            let ids = cells
+                .next()?
+                .trim_end_matches(" |")
+                .split(", ")
+                .map(|id| id.trim_matches('`').to_string())
+                .filter(|id| !id.is_empty())
+                .collect();
+            Some((fault, ids))
+        })
+        .collect()
+}
+
+/// For each fault whose row differs from the recorded one: the cases it
+/// caught that the record does not have, and those it no longer caught,
+/// each with what it came to in this run (outcome, findings), so that a
+/// flaky row shows its cause in the test's output.
+fn explain(recorded: &str, results: &BTreeMap<String, Caught>) -> String {
+    let rows = recorded_rows(recorded);
+    let mut out = String::new();
+    for (fault, caught) in results {
+        let want = rows.get(fault).cloned().unwrap_or_default();
+        let plain = |id: &String| id.trim_end_matches(" (note)").to_string();
+        for (sign, ids) in [
+            ("+", caught.ids.difference(&want)),
+            ("-", want.difference(&caught.ids)),
+        ] {
+            for id in ids {
+                let found = caught.outcomes.get(&plain(id));
+                out.push_str(&format!(
+                    "{sign} {fault}: {id}\n      {}\n",
+                    found.map_or("not in this run", String::as_str)
+                ));
+            }
+        }
+    }
+    out
 }
 
 fn faults() -> Vec<String> {
@@ -149,16 +241,18 @@ fn every_fault_is_caught_and_every_case_catches_a_fault() {
     // breaks a rule no host enforces, when a case notes it.
     let uncaught: Vec<&String> = results
         .iter()
-        .filter(|(_, (code, ids))| {
-            let noted = ids.iter().any(|id| id.ends_with(" (note)"));
-            ids.is_empty() || (*code != 1 && !noted)
+        .filter(|(_, caught)| {
+            let noted = caught.ids.iter().any(|id| id.ends_with(" (note)"));
+            caught.ids.is_empty() || (caught.code != 1 && !noted)
         })
         .map(|(fault, _)| fault)
         .collect();
     assert!(uncaught.is_empty(), "faults no case catches: {uncaught:?}");
 
-    let matrix: BTreeMap<String, BTreeSet<String>> =
-        results.into_iter().map(|(f, (_, ids))| (f, ids)).collect();
+    let matrix: BTreeMap<String, BTreeSet<String>> = results
+        .iter()
+        .map(|(f, caught)| (f.clone(), caught.ids.clone()))
+        .collect();
     let caught_somewhere: BTreeSet<&str> = matrix
         .values()
         .flatten()
@@ -187,7 +281,44 @@ fn every_fault_is_caught_and_every_case_catches_a_fault() {
             .to_string();
         panic!(
             "what the suite catches changed; review the diff and regenerate with \
-             UPDATE_FAULT_MATRIX=1 cargo test --test fault_matrix\n{diff}"
+             UPDATE_FAULT_MATRIX=1 cargo test --test fault_matrix\n{diff}\n\
+             the rows that differ (+ caught now, - no longer caught), with what each case \
+             came to in this run:\n{}",
+            explain(&recorded, &results)
         );
     }
+}
+
+#[test]
+fn a_differing_row_names_each_case_with_what_it_came_to() {
+    let doc = "## By fault\n\n| fault | cases that catch it |\n|---|---|\n\
+               | `f` | `a`, `b (note)` |\n\n## By case\n\n| `a` | `f` |\n";
+    let rows = recorded_rows(doc);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        rows["f"],
+        BTreeSet::from(["a".to_string(), "b (note)".to_string()])
+    );
+    let report = serde_json::json!({"cases": [
+        {"id": "a", "outcome": {"kind": "failed"}, "steps": []},
+        {"id": "b", "outcome": {"kind": "passed"}, "steps": []},
+        {"id": "c", "outcome": {"kind": "failed"}, "steps": [{"name": "step 1",
+            "termination": "timed-out", "duration_ms": 3000.0,
+            "findings": [{"code": "timeout", "message": "timed out after 3 s"}]}]},
+    ]});
+    let caught = Caught {
+        code: 1,
+        ids: BTreeSet::from(["a".to_string(), "c".to_string()]),
+        outcomes: outcomes(&report),
+    };
+    let explained = explain(doc, &BTreeMap::from([("f".to_string(), caught)]));
+    assert!(
+        explained.contains("+ f: c\n      failed\n      [step 1, timed-out, 3000.0 ms] timeout: timed out after 3 s"),
+        "{explained}"
+    );
+    assert!(
+        explained.contains("- f: b (note)\n      passed"),
+        "{explained}"
+    );
+    assert!(!explained.contains("f: a"), "{explained}");
 }

@@ -1,7 +1,8 @@
 //! A case's verdict does not depend on which other cases ran: for every wild plugin under tests/plugins/wild (with its own
 //! `<name>-cases` directory when it has one, as tests/wild_*.rs run it), the
-//! whole suite runs once, then every case that did not pass, and a few that
-//! did, run alone (`--only ID`, one invocation each), and the outcomes must
+//! whole suite runs once (the run the wild_* tests share: common::shared,
+//! seed 1), then every case that did not pass, and a few that did, run
+//! alone (`--only ID`, one invocation each, seed 1), and the outcomes must
 //! be the same.
 //!
 //! Two differences are by design and are allowed. A finding the full run
@@ -53,7 +54,9 @@ fn wild_plugins() -> Vec<(String, PathBuf, Vec<String>)> {
                 return None;
             }
             let cases = dir.join(format!("{name}-cases"));
-            let mut args = vec!["--seed".to_string(), "1".to_string()];
+            // As tests/wild_*.rs give them, so that the full run is the one
+            // they make (common::shared; a run without --seed gets seed 1).
+            let mut args = Vec::new();
             if cases.is_dir() {
                 args.push("--cases".into());
                 args.push(cases.to_string_lossy().into_owned());
@@ -113,7 +116,7 @@ fn to_run_alone(full: &BTreeMap<String, String>) -> Vec<String> {
 /// One case alone: its outcome.
 fn alone(plugin: &Path, args: &[String], id: &str) -> String {
     let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
-    all.extend(["-j", "1", "--only", id]);
+    all.extend(["--seed", "1", "-j", "1", "--only", id]);
     let run = run_json(plugin, &all, &[]);
     outcomes(&run).remove(id).unwrap_or_else(|| "absent".into())
 }
@@ -123,7 +126,7 @@ fn every_case_of_every_wild_plugin_gives_the_same_outcome_alone() {
     let mut differences = Vec::new();
     for (name, plugin, args) in wild_plugins() {
         let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let full = outcomes(&run_json(&plugin, &arg_refs, &[]));
+        let full = outcomes(&common::shared::shared_run(&plugin, &arg_refs, &[]));
         let ids = to_run_alone(&full);
         let next = AtomicUsize::new(0);
         let found = Mutex::new(Vec::new());

@@ -54,7 +54,7 @@ fn a_crash_on_another_agents_transcript_is_crashed_never_a_clean_refusal() {
     // line), never "refused" or "another agent's format"; without samples
     // transcript_analyzer is unverified, said once as a warning.
     let plugin = common::plugin("wild/entire-agent-crashforeign");
-    let run = run_json(&plugin, &[], &[]);
+    let run = common::shared::shared_run(&plugin, &[], &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new(), "no failure");
     assert_eq!(run.code, 0);
     assert_eq!(

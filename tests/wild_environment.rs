@@ -48,8 +48,7 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "session.agent.submodule",
     ];
     let first = "core.path-safety.write-session-ref-escapes";
-    passes_with("needsenv", &[], &[first], &notes);
-    let run = run_json(&wild("needsenv"), &[], &[]);
+    let run = passes_with("needsenv", &[], &[first], &notes);
     let message = run.messages(first);
     assert!(
         message.contains("not verified here: the plugin needs FOO_HOME, which its agent sets")
@@ -63,8 +62,7 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
     );
     // Its own case file sets FOO_HOME with `env:`: everything runs and passes.
     let args = ["--cases", &cases("needsenv")];
-    passes_with("needsenv", &args, &[], &[]);
-    let run = run_json(&wild("needsenv"), &args, &[]);
+    let run = passes_with("needsenv", &args, &[], &[]);
     for id in [
         "needsenv.session-dir.under-foo-home",
         "needsenv.session-dir.case-env",
@@ -82,8 +80,7 @@ fn a_plugin_that_needs_entire_on_path_finds_the_stand_in() {
     // stand-in is there, as the host is, and records the call it gets.
     passes_with("needsentire", &[], &[], &[]);
     let args = ["--cases", &cases("needsentire")];
-    passes_with("needsentire", &args, &[], &[]);
-    let run = run_json(&wild("needsentire"), &args, &[]);
+    let run = passes_with("needsentire", &args, &[], &[]);
     let case = run.report["cases"]
         .as_array()
         .into_iter()

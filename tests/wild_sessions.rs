@@ -35,7 +35,7 @@ fn a_write_session_that_always_fails_fails_exactly_the_session_round_trip_and_th
     // declares hooks, so the host records and resumes its sessions).
     // The store round trip writes with an id of its own making, which the
     // plugin never produced: its refusal there is not verified; the replay writes with the ids of the plugin's own Events.
-    let run = run_json(&wild("nowrite"), &[], &[]);
+    let run = common::shared::shared_run(&wild("nowrite"), &[], &[]);
     assert_eq!(outcome(&run, "failed"), set(&["session.agent"]));
     // The same failure in the linked worktree and the submodule is said once,
     // under session.agent ("also in"); the variants note it.
@@ -77,8 +77,7 @@ fn a_store_only_the_agent_creates_is_unverified_not_broken() {
     passes_with("ownstore", &[], &unverified, &variants);
     // Its own cases plant the store under {{home}} and run for real.
     let args = ["--cases", &cases("ownstore")];
-    passes_with("ownstore", &args, &unverified, &variants);
-    let run = run_json(&wild("ownstore"), &args, &[]);
+    let run = passes_with("ownstore", &args, &unverified, &variants);
     assert!(
         run.ids("passed")
             .iter()
@@ -130,7 +129,7 @@ fn a_plugin_whose_hooks_give_no_event_for_our_payloads_is_judged_by_what_it_decl
     // failure, as for any plugin with hooks: docs/host.md "What each
     // answer costs the user", Sessions, resume and rewind). The replay,
     // which made no checkpoint, is unverified where it restores nothing.
-    let run = run_json(&wild("nullhooks"), &[], &[]);
+    let run = common::shared::shared_run(&wild("nullhooks"), &[], &[]);
     assert_eq!(
         outcome(&run, "failed"),
         set(&["core.resolve-session-file.distinct-ids", "session.agent"])

@@ -1,8 +1,8 @@
 //! The session directories of the host's built-in agents, as data
 //! (docs/host.md, "Real bugs that these plugins carry", "The session
 //! directory claims what is not the plugin's": "Known session directories of
-//! built-in agents"). The owner lookup of [`super::ownership`] weighs a
-//! plugin's directory against them.
+//! built-in agents"). The owner lookup (`host::ownership`, which uses
+//! this module) weighs a plugin's directory against them.
 
 use std::path::{Path, PathBuf};
 

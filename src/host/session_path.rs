@@ -7,7 +7,7 @@
 //! [`crate::host::releases::Fact::SessionPathComponents`].
 //!
 //! Also the Windows device names, shared with the session id rules of
-//! [`super::ids`].
+//! `host::ids` (which uses this module).
 
 use std::path::{Component, Path, PathBuf};
 

@@ -19,20 +19,10 @@ use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
 use crate::suite::template::Template;
 
 use super::assertions::check_assert;
-pub use super::context::StepContext;
+pub use super::context::{Judged, StepContext, status_text};
 pub use super::values::{compare_bytes, pretty};
 
 pub use crate::outcome::finding::Finding;
-
-/// The verdict on one step.
-#[derive(Debug)]
-pub enum Judged {
-    /// Checked; the findings (possibly none) and the decoded stdout JSON.
-    Checked(Vec<Finding>, Option<Value>),
-    /// The plugin refused cleanly and the step allows it; the findings of
-    /// the host's universal rules (a traceback, a silent refusal) stand.
-    Refused(Refusal, Vec<Finding>),
-}
 
 /// Checks one outcome.
 pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
@@ -318,16 +308,6 @@ fn machine_findings(out: &Outcome, findings: &mut Vec<Finding>) {
         ));
         warning.hard = true;
         findings.push(warning.kind(Kind::LeftRunning));
-    }
-}
-
-/// How the process ended, for messages.
-pub fn status_text(out: &Outcome) -> String {
-    match &out.termination {
-        Termination::Exited(Some(code)) => code.to_string(),
-        Termination::Exited(None) => "by a signal".to_string(),
-        Termination::TimedOut => "timed out".to_string(),
-        Termination::SpawnFailed(_) => "not started".to_string(),
     }
 }
 

@@ -1,9 +1,15 @@
 //! What a step is checked against: the step as written, its schemas,
 //! bindings and sources, and the facts of its case and plugin. Its own
 //! module so that the checks of the whole outcome (`checks`) and of one
-//! JSON assertion (`assertions`) share it without naming each other.
+//! JSON assertion (`assertions`) share it without naming each other; and
+//! the verdict on a step (`Judged`), which `checks` and `crashes` (a crash
+//! weighed by what the call costs) both give, for the same reason.
 
-use crate::suite::case::{Severity, Source, Step};
+use serde_json::Value;
+
+use crate::outcome::finding::Finding;
+use crate::running::runner::{Outcome, Termination};
+use crate::suite::case::{Refusal, Severity, Source, Step};
 use crate::suite::schema::Schemas;
 use crate::suite::template::Bindings;
 
@@ -42,4 +48,24 @@ pub struct StepContext<'a> {
     /// The variable the plugin's clean refusal names that the sandbox does
     /// not set (see [`crate::judge::environment`]).
     pub needs: Option<String>,
+}
+
+/// The verdict on one step.
+#[derive(Debug)]
+pub enum Judged {
+    /// Checked; the findings (possibly none) and the decoded stdout JSON.
+    Checked(Vec<Finding>, Option<Value>),
+    /// The plugin refused cleanly and the step allows it; the findings of
+    /// the host's universal rules (a traceback, a silent refusal) stand.
+    Refused(Refusal, Vec<Finding>),
+}
+
+/// How the process ended, for messages.
+pub fn status_text(out: &Outcome) -> String {
+    match &out.termination {
+        Termination::Exited(Some(code)) => code.to_string(),
+        Termination::Exited(None) => "by a signal".to_string(),
+        Termination::TimedOut => "timed out".to_string(),
+        Termination::SpawnFailed(_) => "not started".to_string(),
+    }
 }

@@ -26,7 +26,7 @@ use crate::outcome::{Finding, Kind};
 use crate::running::runner::Outcome;
 use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
 
-use super::checks::{Judged, StepContext, status_text};
+use super::context::{Judged, StepContext, status_text};
 
 /// The verdict on a call that crashed.
 pub(super) fn weigh(

@@ -138,7 +138,8 @@ pub(super) fn end(
     let mut stdout = Pipe::new(child.stdout.take(), out);
     let mut stderr = Pipe::new(child.stderr.take(), err);
     let mut buf = vec![0u8; 64 * 1024];
-    let deadline = Instant::now() + timeout;
+    let mut deadline = Instant::now() + timeout;
+    let mut starved = Starved::default();
     let mut end = Polled {
         status: None,
         flooded: false,
@@ -153,7 +154,15 @@ pub(super) fn end(
         if ready[1] {
             stderr.drain(&mut buf);
         }
-        if end.flooded || (left.is_zero() && !ready[2]) {
+        let due = left.is_zero() && !ready[2];
+        if due
+            && !end.flooded
+            && let Some(more) = starved.owed(child.id(), timeout)
+        {
+            deadline += more;
+            continue;
+        }
+        if end.flooded || due {
             end.timed_out = !end.flooded;
             kill();
             poll(&[Some(pidfd.as_raw_fd())], grace);
@@ -184,4 +193,57 @@ pub(super) fn end(
     }
     end.held_open = [stdout.pipe.is_some(), stderr.pipe.is_some()];
     end
+}
+
+/// The time a call's process spent waiting for a CPU, given back to it at
+/// its deadline. The deadline is the host's measure of the plugin: on the
+/// user's machine the plugin runs when it is ready to. On a loaded machine
+/// (CI runners, two cores shared by several builds) a runnable plugin may
+/// wait seconds for a CPU, and a sound call would time out for the
+/// machine's load, in any case of the run. So when the deadline passes, the
+/// time the plugin's process spent runnable but not running
+/// (`/proc/<pid>/schedstat`, its second field) is added to it, at most one
+/// more deadline in all. A plugin that sleeps or blocks (a hang) waits for
+/// no CPU and is killed at its deadline as before; one that spins is
+/// killed by the second deadline at the latest.
+#[derive(Default)]
+struct Starved {
+    /// What was given back so far.
+    given: Duration,
+}
+
+impl Starved {
+    /// What more to give the call led by `pid` at its deadline, if anything.
+    fn owed(&mut self, pid: u32, timeout: Duration) -> Option<Duration> {
+        let waited = run_delay(pid)?.min(timeout);
+        let more = waited.checked_sub(self.given).filter(|d| !d.is_zero())?;
+        self.given = waited;
+        Some(more)
+    }
+}
+
+/// How long `pid` has waited on a run queue (`/proc/<pid>/schedstat`).
+fn run_delay(pid: u32) -> Option<Duration> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    let nanos: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_given_back_is_the_new_wait_only_and_at_most_one_deadline() {
+        let me = std::process::id();
+        assert!(run_delay(me).is_some(), "schedstat is readable");
+        let mut starved = Starved::default();
+        let timeout = Duration::from_nanos(1);
+        let first = starved.owed(me, timeout);
+        assert!(first.is_none_or(|d| d <= timeout));
+        // Everything owed was given: the cap holds whatever the wait.
+        assert_eq!(starved.owed(me, timeout), None);
+        assert!(starved.given <= timeout);
+        assert_eq!(Starved::default().owed(u32::MAX, timeout), None);
+    }
 }

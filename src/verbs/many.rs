@@ -12,7 +12,7 @@ use crate::execute::{self, Options};
 use crate::outcome::many::ManyReport;
 use crate::suite::case::Suite;
 use crate::suite::schema::Schemas;
-use crate::verbs::run;
+use crate::verbs::reports;
 use crate::verbs::usage::UsageError;
 use crate::verbs::{Format, RunArgs, print_stdout};
 
@@ -32,7 +32,7 @@ pub(super) fn run(
         crate::judge::allow::apply(&mut report.cases, allowed);
     }
     crate::running::interrupt::hold_if_interrupted();
-    reports.iter().for_each(super::run::remember);
+    reports.iter().for_each(reports::remember);
     let members = execute::conflicts::members(&reports);
     let settings = execute::conflicts::Settings {
         timeout: options.timeout,
@@ -57,7 +57,7 @@ pub(super) fn run(
     }
     github(&many, args.strict, args.format == Format::Json);
     match args.format {
-        Format::Human => print_stdout(&run::human(args).render_many(&many)),
+        Format::Human => print_stdout(&reports::human(args).render_many(&many)),
         Format::Json => print_stdout(&crate::report::json::render_many(&many, args.strict)),
     }
     Ok(ExitCode::from(u8::from(many.failed(args.strict))))
@@ -73,7 +73,7 @@ fn write_file(path: &Path, xml: &str) -> Result<(), UsageError> {
 }
 
 /// Under GitHub Actions: the annotations of every plugin and conflict, and
-/// one summary for the whole run (see [`run::github`] for one plugin).
+/// one summary for the whole run (see [`reports::github`] for one plugin).
 fn github(many: &ManyReport, strict: bool, json_on_stdout: bool) {
     if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
         return;
@@ -85,8 +85,11 @@ fn github(many: &ManyReport, strict: bool, json_on_stdout: bool) {
         print_stdout(&annotations);
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-        let summary =
-            crate::report::github::summary_many(many, strict, run::sandbox_artifact().as_deref());
-        run::append_summary(Path::new(&path), &summary);
+        let summary = crate::report::github::summary_many(
+            many,
+            strict,
+            reports::sandbox_artifact().as_deref(),
+        );
+        reports::append_summary(Path::new(&path), &summary);
     }
 }

@@ -19,6 +19,7 @@ mod init_env;
 mod init_text;
 mod many;
 pub mod record;
+mod reports;
 mod run;
 pub mod usage;
 

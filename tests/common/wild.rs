@@ -30,9 +30,12 @@ pub fn set(ids: &[&str]) -> BTreeSet<String> {
 }
 
 /// Runs a plugin without --strict and checks: no failure, exit 0, and
-/// exactly these warnings and notes.
-pub fn passes_with(name: &str, args: &[&str], warnings: &[&str], notes: &[&str]) {
-    let run = run_json(&wild(name), args, &[]);
+/// exactly these warnings and notes; returns the run, for the test's other
+/// checks. The run is shared (see [`super::shared`]): the same plugin and
+/// arguments are run once per `cargo test`, here and in
+/// `tests/independence.rs`.
+pub fn passes_with(name: &str, args: &[&str], warnings: &[&str], notes: &[&str]) -> Run {
+    let run = super::shared::shared_run(&wild(name), args, &[]);
     let failed = run.ids("failed");
     assert_eq!(failed, Vec::<String>::new(), "{name} {args:?}: failures");
     assert_eq!(
@@ -46,6 +49,7 @@ pub fn passes_with(name: &str, args: &[&str], warnings: &[&str], notes: &[&str])
         run.ids("passed").len() > 20,
         "{name} {args:?}: most cases pass"
     );
+    run
 }
 
 pub fn outcome(run: &Run, kind: &str) -> BTreeSet<String> {

@@ -1,0 +1,116 @@
+//! What a run leaves behind, for one plugin or several: the human
+//! reporter the flags ask for, the JUnit file, GitHub's annotations and step
+//! summary, and the record `--rerun-failed` reads. `run` and `many` both use
+//! it; neither names the other's helpers, so they form no import circle.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::report::human::{Human, Verbosity};
+use crate::verbs::usage::UsageError;
+use crate::verbs::{RunArgs, print_stdout, use_color};
+
+/// Records which cases of the run did not pass, for `--rerun-failed`; a
+/// record that cannot be written only costs the next rerun, so it is said
+/// and the run goes on.
+pub(super) fn remember(report: &crate::outcome::results::RunReport) {
+    use crate::outcome::results::CaseOutcome;
+    let ran = report.cases.iter().filter_map(|c| match &c.outcome {
+        CaseOutcome::Skipped(_) => None,
+        CaseOutcome::Passed | CaseOutcome::Note => Some((c.id.as_str(), true)),
+        _ => Some((c.id.as_str(), false)),
+    });
+    let dir = crate::running::rerun::records_dir();
+    if let Err(err) = crate::running::rerun::remember(&dir, &report.plugin, ran) {
+        eprintln!(
+            "agent-conform: note: could not record this run's failures in {} ({err}); \
+             --rerun-failed will not know them",
+            dir.display()
+        );
+    }
+}
+
+/// The human reporter the flags ask for.
+pub(super) fn human(args: &RunArgs) -> Human {
+    Human {
+        color: use_color(args.color),
+        verbosity: if args.quiet {
+            Verbosity::Quiet
+        } else if args.verbose {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        },
+        strict: args.strict,
+    }
+}
+
+/// Writes the JUnit file; a path that cannot be written is a usage error.
+pub(super) fn write_junit(
+    path: &Path,
+    report: &crate::outcome::results::RunReport,
+    strict: bool,
+) -> Result<(), UsageError> {
+    let xml = crate::report::junit::render(report, strict).map_err(|err| {
+        UsageError::new(
+            format!("cannot render the JUnit report: {err}"),
+            "please report this",
+        )
+    })?;
+    std::fs::write(path, xml).map_err(|err| {
+        UsageError::new(
+            format!("cannot write the JUnit report to {}: {err}", path.display()),
+            "pass a --junit path in an existing, writable directory",
+        )
+    })
+}
+
+/// Under GitHub Actions: annotations for failed and warned cases on stdout,
+/// and a Markdown summary appended to `$GITHUB_STEP_SUMMARY`.
+/// With `--format json` the annotations go to stderr, which the runner reads
+/// too, so that stdout stays one JSON document.
+pub(super) fn github(
+    report: &crate::outcome::results::RunReport,
+    strict: bool,
+    json_on_stdout: bool,
+) {
+    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
+        return;
+    }
+    let annotations = crate::report::github::annotations(report, strict);
+    if json_on_stdout {
+        eprint!("{annotations}");
+    } else {
+        print_stdout(&annotations);
+    }
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
+        return;
+    };
+    let summary =
+        crate::report::github::summary_markdown(report, strict, sandbox_artifact().as_deref());
+    append_summary(Path::new(&path), &summary);
+}
+
+/// The name of the artifact the agent-conform action uploads the kept
+/// sandboxes as (`AGENT_CONFORM_SANDBOX_ARTIFACT`, which `action.yml` sets),
+/// for the summary to say where the reproduce paths went.
+pub(super) fn sandbox_artifact() -> Option<String> {
+    std::env::var("AGENT_CONFORM_SANDBOX_ARTIFACT")
+        .ok()
+        .filter(|name| !name.trim().is_empty())
+}
+
+/// Appends to the step summary file; a failure is a warning on stderr.
+pub(super) fn append_summary(path: &Path, summary: &str) {
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(summary.as_bytes()));
+    if let Err(err) = appended {
+        eprintln!(
+            "agent-conform: warning: cannot append the summary to {}: {err}",
+            path.display()
+        );
+    }
+}
