@@ -70,6 +70,7 @@ impl Run<'_> {
                 self.hooks_fire(before, installed, sandbox, state)
             }
             Action::CheckHookEvents { step } => self.hook_events(step, state),
+            Action::WeighDetectByInstall => self.detect_by_install(sandbox, state),
             Action::RestartWithUserHooks if !state.user.learnt_hook_config() => {
                 // Nothing of the agent's config to hold the user's hooks.
                 state
@@ -230,6 +231,53 @@ impl Run<'_> {
             }),
         };
         hookfire::judge_fired(&agent, &names, &said, &fired)
+    }
+
+    /// Lowers the `detect` step's finding to a note when the plugin's own
+    /// install writes nothing (see [`Action::WeighDetectByInstall`]).
+    fn detect_by_install(&self, sandbox: &Sandbox, state: &mut CaseState) -> Vec<Finding> {
+        let hooks = self.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
+        let found = state
+            .reports
+            .iter()
+            .any(|r| r.name == "detect" && !r.findings.is_empty());
+        if !hooks || !found {
+            return Vec::new();
+        }
+        state.user.snapshot("detect-before", sandbox);
+        let inv = self.invocation(
+            sandbox,
+            vec!["install-hooks".to_string()],
+            self.options.timeout,
+        );
+        let outcome = self.call(&inv);
+        state.user.snapshot("detect-installed", sandbox);
+        let wrote = state
+            .user
+            .written_between("detect-before", "detect-installed", sandbox)
+            .is_none_or(|w| !w.is_empty());
+        let report = crate::execute::step::step_report(
+            "install-hooks (what enabling it writes)".to_string(),
+            &inv,
+            &outcome,
+            None,
+        );
+        if outcome.exit_code() == Some(0) && !wrote {
+            for report in state.reports.iter_mut().filter(|r| r.name == "detect") {
+                for finding in &mut report.findings {
+                    finding.set_severity(Severity::Note);
+                    finding.evidence = crate::outcome::finding::Evidence::OwnAnswers;
+                    finding.message = format!(
+                        "{}; but its install-hooks writes nothing here (the agent's own library \
+                         fires its hooks): enabling it where it never runs costs the repository \
+                         nothing",
+                        finding.message
+                    );
+                }
+            }
+        }
+        state.reports.push(report);
+        Vec::new()
     }
 
     /// The call that runs an installed hook in the sandbox, as an agent runs

@@ -485,6 +485,12 @@ pub enum Action {
         /// The snapshot taken after it.
         installed: String,
     },
+    /// After a `detect` step named `detect` whose "present" was weighed
+    /// (`setup_detect`): for a plugin with hooks, installs them once and
+    /// lowers that finding to a note when the install writes nothing (the
+    /// agent's own library fires the hooks: enabling it where it never
+    /// runs costs the repository nothing). No call when nothing was found.
+    WeighDetectByInstall,
     /// Judges the answers of the `for_each: /hook_names` step `step` as a
     /// whole: every hook refusing the host's own flags, or Events that can
     /// never make a checkpoint.
