@@ -145,6 +145,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         hosts: Default::default(),
         confine: false,
         max_write: 256 << 20,
+        pedantic: false,
     };
     agent_conform::api::run(
         plugin,

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::execute::Run;
 use crate::host::invocation::WorkTree;
+use crate::host::protocol_only;
 use crate::host::reach::{self, Reach, Subject};
 use crate::judge::userdata::UserData;
 use crate::outcome::results::StepReport;
@@ -101,6 +102,62 @@ pub(super) fn weigh_by_reach(reach: Reach, case: &Case, reports: &mut [StepRepor
                 finding.message = format!("{why}: {}", finding.message);
             }
         }
+    }
+}
+
+/// Weighs the findings of a case's steps that are protocol-only
+/// ([`crate::host::protocol_only`]): on a call the host never makes, or of
+/// a case whose input the host never sends. Each becomes of kind
+/// [`Kind::ProtocolOnly`](crate::outcome::Kind::ProtocolOnly), a note (a
+/// warning under `--pedantic`), saying why; a hard finding (a hang, a
+/// flood) keeps its weight, and a finding the run says once (an
+/// unverified capability, a variable the agent sets) is left to `fold`.
+pub(super) fn weigh_protocol_only(pedantic: bool, case: &Case, reports: &mut [StepReport]) {
+    let max = protocol_only::weight(pedantic);
+    let never_sent = case.input == protocol_only::Input::NeverSent;
+    let case_call = case_never_called(case);
+    for report in reports {
+        let call = match report.args.first() {
+            Some(sub) => (!protocol_only::host_calls(sub)).then_some(sub.as_str()),
+            None => case_call,
+        };
+        if call.is_none() && !never_sent {
+            continue;
+        }
+        let why = protocol_only::why(call);
+        for finding in &mut report.findings {
+            if finding.hard || finding.severity == crate::host::Severity::Note || said_once(finding)
+            {
+                continue;
+            }
+            finding.set_severity(finding.severity.min(max));
+            finding.kind = crate::outcome::Kind::ProtocolOnly;
+            finding.message = format!("{why}: {}", finding.message);
+        }
+    }
+}
+
+/// A finding the run says once, across cases (`fold`): its kind is what
+/// the fold matches on, so it keeps it.
+fn said_once(finding: &crate::outcome::Finding) -> bool {
+    use crate::outcome::Kind;
+    matches!(
+        finding.kind,
+        Kind::Unverified | Kind::AgentVariable | Kind::SaidElsewhere
+    )
+}
+
+/// The subcommand of a case whose calls are all to one the host never
+/// makes, for its harness actions.
+fn case_never_called(case: &Case) -> Option<&str> {
+    let calls: Vec<&str> = case
+        .steps
+        .iter()
+        .filter_map(|s| s.value.args.as_ref()?.first().map(String::as_str))
+        .collect();
+    match calls.first() {
+        Some(first) if calls.iter().all(|c| !protocol_only::host_calls(c)) => Some(first),
+        _ => None,
     }
 }
 
