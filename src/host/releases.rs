@@ -144,7 +144,17 @@ pub enum Fact {
     /// `write-session` ("The newest host source", "Resume and rewind
     /// (newest variants)"; the release is not given: a bound only).
     SessionDirBeforeWrite,
+    /// The host stores a plugin's chunks: `chunk-transcript` is asked only
+    /// above 50 MiB, and `read-transcript`'s 10 MiB output cap fails the
+    /// `TurnEnd` hook first, so no release uses a plugin's chunks
+    /// (docs/host.md, "Sessions, resume and rewind"). A release that lifts
+    /// the cap becomes this fact's first release; until then it is
+    /// [`UNRELEASED`] and holds on no release.
+    ChunksStored,
 }
+
+/// The first release of a fact that no release has yet.
+pub const UNRELEASED: &str = "unreleased";
 
 /// One row of "Which release brought what".
 #[derive(Debug, Clone, Copy)]
@@ -332,6 +342,15 @@ pub const TABLE: &[Row] = &[
         confidence: Confidence::Low,
         noted: "the newest variants (source read December 2026)",
     },
+    Row {
+        fact: Fact::ChunksStored,
+        id: "chunks-stored",
+        what: "a plugin's chunks stored: read-transcript's 10 MiB cap no longer comes before chunking (above 50 MiB)",
+        earliest: UNRELEASED,
+        certain: UNRELEASED,
+        confidence: Confidence::High,
+        noted: "no release yet (read-transcript's 10 MiB cap comes first on every release)",
+    },
 ];
 
 impl Fact {
@@ -359,6 +378,9 @@ pub fn index(name: &str) -> Option<usize> {
 /// certain first release).
 pub fn has(release: &Release, fact: Fact) -> Option<bool> {
     let row = fact.row();
+    if row.earliest == UNRELEASED {
+        return Some(false);
+    }
     let here = index(release.name).unwrap_or(0);
     let earliest = index(row.earliest).unwrap_or(0);
     let certain = index(row.certain).unwrap_or(0);
@@ -459,13 +481,21 @@ mod tests {
 
     #[test]
     fn every_row_names_known_releases_in_order() {
-        for row in TABLE {
+        for row in TABLE.iter().filter(|row| row.earliest != UNRELEASED) {
             let (earliest, certain) = (index(row.earliest), index(row.certain));
             assert!(earliest.is_some() && certain.is_some(), "{}", row.id);
             assert!(earliest <= certain, "{}", row.id);
             assert_eq!(Fact::from_id(row.id), Some(row.fact));
         }
         assert!(RELEASES.windows(2).all(|w| w[0].version < w[1].version));
+    }
+
+    #[test]
+    fn no_release_stores_a_plugins_chunks_yet() {
+        for release in RELEASES {
+            assert_eq!(has(release, Fact::ChunksStored), Some(false));
+        }
+        assert_eq!(Fact::from_id("chunks-stored"), Some(Fact::ChunksStored));
     }
 
     #[test]
