@@ -1,8 +1,8 @@
 //! What the host can reach of this plugin ([`crate::host::reach`]): the
 //! facts read once, after the gate, and how they weigh a case's findings.
 //!
-//! `info` says whether the host records sessions of the plugin at all
-//! (`hooks`). For a plugin that declares hooks and says they are installed
+//! `info` says whether the plugin's hooks record sessions (`hooks`); the
+//! releases judged, whether `entire attach` records them anyway (0.5.6 on). For a plugin that declares hooks and says they are installed
 //! in a fresh repository, a short probe tells whether its agent's own
 //! library fires them: `install-hooks` then `uninstall-hooks` in a sandbox
 //! of their own, with `are-hooks-installed` after; a plugin that answers
@@ -30,8 +30,14 @@ impl Run<'_> {
     pub(super) fn probe_reach(&self) -> Reach {
         let hooks = self.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
         let library_hooks = hooks && self.library_hooks();
+        let attach = self
+            .options
+            .hosts
+            .with_fact(crate::host::releases::Fact::Attach)
+            .any();
         Reach {
             hooks,
+            attach,
             library_hooks,
         }
     }
@@ -274,7 +280,7 @@ mod tests {
     fn a_restore_failure_stays_a_failure_when_the_host_records_sessions() {
         let hooks = Reach {
             hooks: true,
-            library_hooks: false,
+            ..Reach::default()
         };
         let mut reports = vec![report(
             "step 1",
@@ -307,6 +313,7 @@ mod tests {
         let library = Reach {
             hooks: true,
             library_hooks: true,
+            ..Reach::default()
         };
         let mut reports = vec![
             report("step 3", &[], vec![Finding::failure("hooks left")]),

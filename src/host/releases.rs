@@ -151,6 +151,11 @@ pub enum Fact {
     /// the cap becomes this fact's first release; until then it is
     /// [`UNRELEASED`] and holds on no release.
     ChunksStored,
+    /// `entire attach --agent <name> <session-id>`: a session recorded for
+    /// any registered agent, hooks or not, whose resume and rewind reach
+    /// the plugin's session subcommands (docs/host.md, "Plugins in the
+    /// wild", "`entire attach`").
+    Attach,
 }
 
 /// The first release of a fact that no release has yet.
@@ -341,6 +346,15 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "the newest variants (source read December 2026)",
+    },
+    Row {
+        fact: Fact::Attach,
+        id: "attach",
+        what: "entire attach records a session for any registered agent, hooks or not; resume and rewind of it reach the plugin's session subcommands",
+        earliest: "0.5.6",
+        certain: "0.5.6",
+        confidence: Confidence::High,
+        noted: "0.5.6 (2026-04-24)",
     },
     Row {
         fact: Fact::ChunksStored,
