@@ -37,6 +37,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         hosts: Default::default(),
         confine: false,
         max_write: 256 << 20,
+        pedantic: false,
     };
     let run = agent_conform::api::run(
         plugin,

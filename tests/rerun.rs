@@ -15,6 +15,8 @@ fn run(cache: &Path, fault: Option<&str>, args: &[&str]) -> (i32, Vec<String>, S
     cmd.env("XDG_CACHE_HOME", cache)
         .args([
             "--strict",
+            // max-size-zero is protocol-only: a warning under --pedantic.
+            "--pedantic",
             "--format",
             "json",
             "--seed",

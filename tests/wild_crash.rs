@@ -64,7 +64,6 @@ fn a_crash_on_another_agents_transcript_is_crashed_never_a_clean_refusal() {
             // Crashes where a clean error is what the case allows: the
             // host fails the call either way, and shows a trace.
             "transcript_analyzer.position-missing-file",
-            "transcript_analyzer.summary-none",
         ])
     );
     assert_eq!(
@@ -74,6 +73,8 @@ fn a_crash_on_another_agents_transcript_is_crashed_never_a_clean_refusal() {
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.prompts",
             "transcript_analyzer.summary",
+            // extract-summary, which the host never calls: protocol-only.
+            "transcript_analyzer.summary-none",
         ])
     );
     let all = findings(&run);
@@ -196,5 +197,52 @@ fn empty_read_transcript_for_another_agents_transcript_passes() {
     assert!(
         run.ids("skipped")
             .contains(&"core.read-transcript.raw-bytes".to_string())
+    );
+}
+
+#[test]
+fn a_plugin_that_crashes_only_on_inputs_the_host_never_sends_passes_strict() {
+    // trustinghost's session subcommands trust their stdin: a traceback on
+    // empty, invalid or hostile JSON, which the host never sends, and in
+    // get-session-id and read-session, which the host never calls. Every
+    // such finding is protocol-only, a note that quotes the exception line:
+    // the plugin passes --strict. --pedantic makes them warnings.
+    let plugin = common::plugin("wild/entire-agent-trustinghost");
+    let run = run_json(&plugin, &["--strict"], &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new(), "no failure");
+    assert_eq!(outcome(&run, "warning"), set(&[]));
+    assert_eq!(run.code, 0);
+    assert_eq!(run.report["pedantic"], false);
+    let all = findings(&run);
+    let hostile: Vec<_> = all
+        .iter()
+        .filter(|f| f.0 == "hostile.write-session.empty-stdin")
+        .collect();
+    assert!(!hostile.is_empty(), "{all:#?}");
+    for (id, severity, code, message) in hostile {
+        assert_eq!(severity, "note", "{id}: {message}");
+        assert_eq!(code, "protocol-only", "{id}: {message}");
+        assert!(message.contains("never sends this input"), "{message}");
+        assert!(
+            message.contains("`json.decoder.JSONDecodeError: Expecting value"),
+            "the exception line: {message}"
+        );
+    }
+    let pedantic = run_json(
+        &plugin,
+        &[
+            "--strict",
+            "--pedantic",
+            "--only",
+            "hostile.write-session.*",
+        ],
+        &[],
+    );
+    assert_eq!(pedantic.code, 1);
+    assert_eq!(pedantic.report["pedantic"], true);
+    assert!(
+        outcome(&pedantic, "warning").contains("hostile.write-session.empty-stdin"),
+        "{:?}",
+        pedantic.ids("warning")
     );
 }

@@ -45,7 +45,6 @@ fn a_plugin_that_accepts_only_ids_of_its_own_form_passes() {
     assert_eq!(
         outcome(&run, "warning"),
         set(&[
-            "core.get-session-id.from-input",
             "core.resolve-session-file.contains-id",
             "core.resolve-session-file.distinct-ids",
             "core.session.write-then-read",
@@ -56,6 +55,8 @@ fn a_plugin_that_accepts_only_ids_of_its_own_form_passes() {
         set(&[
             "core.format-resume-command.mentions-id",
             "core.format-resume-command.non-empty",
+            // The host never calls get-session-id: protocol-only.
+            "core.get-session-id.from-input",
             "session.agent",
         ])
     );

@@ -1,7 +1,7 @@
 //! Plugins in the wild (tests/common/wild.rs): sessions and resume. A resume
 //! command without the id, a session directory that must be the plugin's
 //! own, a `write-session` that always fails, a store only the agent
-//! creates, one history file per repository (latent without hooks, a
+//! creates, one history file per repository (a failure through `entire attach`, a
 //! failure with hooks that give no Event for our payloads), and a session
 //! id renewed at every turn.
 
@@ -92,24 +92,42 @@ fn a_store_only_the_agent_creates_is_unverified_not_broken() {
 }
 
 #[test]
-fn session_defects_of_a_plugin_without_hooks_are_latent() {
+fn session_defects_of_a_plugin_without_hooks_break_resume_through_attach() {
     // One history file per repository: two sessions share a file, which
-    // would lose one on resume; the host records no session of a plugin
-    // without hooks, so that is latent: warnings that say so.
-    passes_with(
-        "onehistory",
-        &[],
-        &["core.resolve-session-file.distinct-ids", "session.agent"],
-        &["core.resolve-session-file.contains-id"],
-    );
+    // loses one on resume. The plugin has no hooks, but `entire attach`
+    // (0.5.6 on) records its sessions, and resume and rewind of them reach
+    // resolve-session-file: a failure. Only on releases before attach is it
+    // latent: a warning that says so.
     let run = run_json(
         &wild("onehistory"),
         &["--only", "core.resolve-session-file.*"],
         &[],
     );
-    let message = run.messages("core.resolve-session-file.distinct-ids");
+    assert_eq!(run.code, 1);
     assert!(
-        message.contains("latent: the host records no session of this plugin (no `hooks`"),
+        run.ids("failed")
+            .contains(&"core.resolve-session-file.distinct-ids".to_string())
+    );
+    let message = run.messages("core.resolve-session-file.distinct-ids");
+    assert!(!message.contains("latent"), "{message}");
+    let before = run_json(
+        &wild("onehistory"),
+        &[
+            "--only",
+            "core.resolve-session-file.*",
+            "--host-version",
+            "<0.5.6",
+        ],
+        &[],
+    );
+    assert!(
+        before
+            .ids("warning")
+            .contains(&"core.resolve-session-file.distinct-ids".to_string())
+    );
+    let message = before.messages("core.resolve-session-file.distinct-ids");
+    assert!(
+        message.contains("latent: on the releases judged (before `entire attach`)"),
         "{message}"
     );
     // The twin: the same defect in a plugin with hooks breaks resume.

@@ -84,6 +84,10 @@ pub struct Options {
     /// The largest file a plugin call may write, and the most its sandbox
     /// may hold, in bytes (`--max-write`; see [`crate::running::bounds`]).
     pub max_write: u64,
+    /// Weigh protocol-only findings (a rule on a call the host never makes
+    /// or an input it never sends) as warnings rather than notes
+    /// (`--pedantic`; see [`crate::host::protocol_only`]).
+    pub pedantic: bool,
 }
 
 /// Shared, read-only state of a run.
@@ -262,7 +266,8 @@ impl Run<'_> {
             outcome = CaseOutcome::of(&state.reports);
         }
         reach::weigh_by_reach(self.reach, case, &mut state.reports);
-        if outcome == CaseOutcome::Failed {
+        reach::weigh_protocol_only(self.options.pedantic, case, &mut state.reports);
+        if matches!(outcome, CaseOutcome::Failed | CaseOutcome::Warning) {
             outcome = CaseOutcome::of(&state.reports);
         }
         if let Some(scope) = &scope {

@@ -1,8 +1,8 @@
 //! What the host can reach of this plugin ([`crate::host::reach`]): the
 //! facts read once, after the gate, and how they weigh a case's findings.
 //!
-//! `info` says whether the host records sessions of the plugin at all
-//! (`hooks`). For a plugin that declares hooks and says they are installed
+//! `info` says whether the plugin's hooks record sessions (`hooks`); the
+//! releases judged, whether `entire attach` records them anyway (0.5.6 on). For a plugin that declares hooks and says they are installed
 //! in a fresh repository, a short probe tells whether its agent's own
 //! library fires them: `install-hooks` then `uninstall-hooks` in a sandbox
 //! of their own, with `are-hooks-installed` after; a plugin that answers
@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::execute::Run;
 use crate::host::invocation::WorkTree;
+use crate::host::protocol_only;
 use crate::host::reach::{self, Reach, Subject};
 use crate::judge::userdata::UserData;
 use crate::outcome::results::StepReport;
@@ -29,8 +30,14 @@ impl Run<'_> {
     pub(super) fn probe_reach(&self) -> Reach {
         let hooks = self.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
         let library_hooks = hooks && self.library_hooks();
+        let attach = self
+            .options
+            .hosts
+            .with_fact(crate::host::releases::Fact::Attach)
+            .any();
         Reach {
             hooks,
+            attach,
             library_hooks,
         }
     }
@@ -101,6 +108,62 @@ pub(super) fn weigh_by_reach(reach: Reach, case: &Case, reports: &mut [StepRepor
                 finding.message = format!("{why}: {}", finding.message);
             }
         }
+    }
+}
+
+/// Weighs the findings of a case's steps that are protocol-only
+/// ([`crate::host::protocol_only`]): on a call the host never makes, or of
+/// a case whose input the host never sends. Each becomes of kind
+/// [`Kind::ProtocolOnly`](crate::outcome::Kind::ProtocolOnly), a note (a
+/// warning under `--pedantic`), saying why; a hard finding (a hang, a
+/// flood) keeps its weight, and a finding the run says once (an
+/// unverified capability, a variable the agent sets) is left to `fold`.
+pub(super) fn weigh_protocol_only(pedantic: bool, case: &Case, reports: &mut [StepReport]) {
+    let max = protocol_only::weight(pedantic);
+    let never_sent = case.input == protocol_only::Input::NeverSent;
+    let case_call = case_never_called(case);
+    for report in reports {
+        let call = match report.args.first() {
+            Some(sub) => (!protocol_only::host_calls(sub)).then_some(sub.as_str()),
+            None => case_call,
+        };
+        if call.is_none() && !never_sent {
+            continue;
+        }
+        let why = protocol_only::why(call);
+        for finding in &mut report.findings {
+            if finding.hard || finding.severity == crate::host::Severity::Note || said_once(finding)
+            {
+                continue;
+            }
+            finding.set_severity(finding.severity.min(max));
+            finding.kind = crate::outcome::Kind::ProtocolOnly;
+            finding.message = format!("{why}: {}", finding.message);
+        }
+    }
+}
+
+/// A finding the run says once, across cases (`fold`): its kind is what
+/// the fold matches on, so it keeps it.
+fn said_once(finding: &crate::outcome::Finding) -> bool {
+    use crate::outcome::Kind;
+    matches!(
+        finding.kind,
+        Kind::Unverified | Kind::AgentVariable | Kind::SaidElsewhere
+    )
+}
+
+/// The subcommand of a case whose calls are all to one the host never
+/// makes, for its harness actions.
+fn case_never_called(case: &Case) -> Option<&str> {
+    let calls: Vec<&str> = case
+        .steps
+        .iter()
+        .filter_map(|s| s.value.args.as_ref()?.first().map(String::as_str))
+        .collect();
+    match calls.first() {
+        Some(first) if calls.iter().all(|c| !protocol_only::host_calls(c)) => Some(first),
+        _ => None,
     }
 }
 
@@ -217,7 +280,7 @@ mod tests {
     fn a_restore_failure_stays_a_failure_when_the_host_records_sessions() {
         let hooks = Reach {
             hooks: true,
-            library_hooks: false,
+            ..Reach::default()
         };
         let mut reports = vec![report(
             "step 1",
@@ -250,6 +313,7 @@ mod tests {
         let library = Reach {
             hooks: true,
             library_hooks: true,
+            ..Reach::default()
         };
         let mut reports = vec![
             report("step 3", &[], vec![Finding::failure("hooks left")]),

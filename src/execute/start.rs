@@ -99,5 +99,6 @@ pub(super) fn run_report(
         jobs: options.jobs,
         seed: options.seed,
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
+        pedantic: options.pedantic,
     }
 }

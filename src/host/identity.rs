@@ -7,6 +7,31 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::host::Severity;
+
+/// What an `info.name` other than the file's name costs (docs/host.md,
+/// "Discovery and registration", "The registration key"): every lookup
+/// uses the file's name, so without hooks nothing breaks (a note); with
+/// hooks, interactive setup compares the registry keys with `info.name` and
+/// reinstalls the plugin's hooks at every `entire enable` (a warning).
+pub fn name_differs(hooks: bool) -> (Severity, &'static str) {
+    if hooks {
+        (
+            Severity::Warning,
+            "the host registers and finds the plugin by the file name, but interactive setup \
+             compares that key with info.name: every interactive `entire enable` uninstalls and \
+             reinstalls this plugin's hooks",
+        )
+    } else {
+        (
+            Severity::Note,
+            "the host registers and finds the plugin by the file name (entire agent list, \
+             --agent, entire attach --agent); info.name appears only in messages and as \
+             agent_name in write-session, so nothing breaks",
+        )
+    }
+}
+
 /// The capability keys the host reads ("Capability keys the host reads").
 pub const CAPABILITY_KEYS: &[&str] = &[
     "hooks",

@@ -26,6 +26,9 @@
 //!   plugin, its JSONL chunker's boundary ("Subcommand-specific facts");
 //! - [`reach`]: which host paths reach a plugin, and so what a finding on
 //!   a path the host never takes for it weighs ("Plugins in the wild");
+//! - [`protocol_only`]: the calls the host never makes and the inputs it
+//!   never sends, and what a rule there weighs ("The calls the host makes
+//!   over a session, in order");
 //! - [`positions`]: transcript positions in the host's unit, a line count
 //!   ("Positions and offsets: the host counts lines");
 //! - [`releases`]: every release and what changed in it ("Which release
@@ -71,6 +74,7 @@ pub mod invocation;
 pub mod ownership;
 pub mod positions;
 pub mod project;
+pub mod protocol_only;
 pub mod range;
 pub mod reach;
 pub mod releases;

@@ -12,10 +12,14 @@ use crate::host::Severity;
 /// The per-plugin facts that decide what the host reaches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Reach {
-    /// `info` declares `hooks`. Without it the host records no session of
-    /// the plugin ("Plugins in the wild", "A plugin without hooks"), so
-    /// resume and rewind never reach its session subcommands.
+    /// `info` declares `hooks`. Without it the plugin's hooks record no
+    /// session, but `entire attach` does ([`Reach::attach`]).
     pub hooks: bool,
+    /// Some release judged has `entire attach` (0.5.6 on: "Plugins in the
+    /// wild", "`entire attach`"): it records a session for any registered
+    /// agent, hooks or not, and resume and rewind of it reach the plugin's
+    /// `get-session-dir`, `resolve-session-file` and `write-session`.
+    pub attach: bool,
     /// The agent's own library fires the hooks: `install-hooks` changes no
     /// file and reports 0, `uninstall-hooks` changes no file,
     /// `are-hooks-installed` is `true` throughout ("Plugins in the wild",
@@ -51,10 +55,11 @@ impl Reach {
     /// when that is less than a failure.
     pub fn limit(self, subject: Subject) -> Option<(Severity, &'static str)> {
         match subject {
-            Subject::Restore if !self.hooks => Some((
+            Subject::Restore if !self.hooks && !self.attach => Some((
                 Severity::Warning,
-                "latent: the host records no session of this plugin (no `hooks` capability), \
-                 so resume and rewind never reach it",
+                "latent: on the releases judged (before `entire attach`) the host records no \
+                 session of this plugin (no `hooks` capability), so resume and rewind never \
+                 reach it",
             )),
             Subject::HookInstall if self.library_hooks => Some((
                 Severity::Warning,
@@ -135,12 +140,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn restore_is_latent_only_without_hooks() {
+    fn restore_is_latent_only_without_hooks_and_without_attach() {
         let none = Reach::default();
         assert_eq!(
             none.limit(Subject::Restore).map(|l| l.0),
             Some(Severity::Warning)
         );
+        let attached = Reach {
+            attach: true,
+            ..Reach::default()
+        };
+        assert_eq!(attached.limit(Subject::Restore), None);
         let hooked = Reach {
             hooks: true,
             ..Reach::default()

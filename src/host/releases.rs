@@ -152,7 +152,22 @@ pub enum Fact {
     /// left out of session tracking for every agent (docs/host.md,
     /// "Protected paths").
     ProtectedPathsUntracked,
+    /// The host stores a plugin's chunks: `chunk-transcript` is asked only
+    /// above 50 MiB, and `read-transcript`'s 10 MiB output cap fails the
+    /// `TurnEnd` hook first, so no release uses a plugin's chunks
+    /// (docs/host.md, "Sessions, resume and rewind"). A release that lifts
+    /// the cap becomes this fact's first release; until then it is
+    /// [`UNRELEASED`] and holds on no release.
+    ChunksStored,
+    /// `entire attach --agent <name> <session-id>`: a session recorded for
+    /// any registered agent, hooks or not, whose resume and rewind reach
+    /// the plugin's session subcommands (docs/host.md, "Plugins in the
+    /// wild", "`entire attach`").
+    Attach,
 }
+
+/// The first release of a fact that no release has yet.
+pub const UNRELEASED: &str = "unreleased";
 
 /// One row of "Which release brought what".
 #[derive(Debug, Clone, Copy)]
@@ -358,6 +373,24 @@ pub const TABLE: &[Row] = &[
         confidence: Confidence::Medium,
         noted: "0.5.6 (2026-04-24)",
     },
+    Row {
+        fact: Fact::Attach,
+        id: "attach",
+        what: "entire attach records a session for any registered agent, hooks or not; resume and rewind of it reach the plugin's session subcommands",
+        earliest: "0.5.6",
+        certain: "0.5.6",
+        confidence: Confidence::High,
+        noted: "0.5.6 (2026-04-24)",
+    },
+    Row {
+        fact: Fact::ChunksStored,
+        id: "chunks-stored",
+        what: "a plugin's chunks stored: read-transcript's 10 MiB cap no longer comes before chunking (above 50 MiB)",
+        earliest: UNRELEASED,
+        certain: UNRELEASED,
+        confidence: Confidence::High,
+        noted: "no release yet (read-transcript's 10 MiB cap comes first on every release)",
+    },
 ];
 
 impl Fact {
@@ -385,6 +418,9 @@ pub fn index(name: &str) -> Option<usize> {
 /// certain first release).
 pub fn has(release: &Release, fact: Fact) -> Option<bool> {
     let row = fact.row();
+    if row.earliest == UNRELEASED {
+        return Some(false);
+    }
     let here = index(release.name).unwrap_or(0);
     let earliest = index(row.earliest).unwrap_or(0);
     let certain = index(row.certain).unwrap_or(0);
@@ -485,13 +521,21 @@ mod tests {
 
     #[test]
     fn every_row_names_known_releases_in_order() {
-        for row in TABLE {
+        for row in TABLE.iter().filter(|row| row.earliest != UNRELEASED) {
             let (earliest, certain) = (index(row.earliest), index(row.certain));
             assert!(earliest.is_some() && certain.is_some(), "{}", row.id);
             assert!(earliest <= certain, "{}", row.id);
             assert_eq!(Fact::from_id(row.id), Some(row.fact));
         }
         assert!(RELEASES.windows(2).all(|w| w[0].version < w[1].version));
+    }
+
+    #[test]
+    fn no_release_stores_a_plugins_chunks_yet() {
+        for release in RELEASES {
+            assert_eq!(has(release, Fact::ChunksStored), Some(false));
+        }
+        assert_eq!(Fact::from_id("chunks-stored"), Some(Fact::ChunksStored));
     }
 
     #[test]

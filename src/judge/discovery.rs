@@ -30,7 +30,8 @@ pub fn check_file_name(plugin: &Path) -> Vec<Finding> {
 }
 
 /// `info.name` should equal the name in the file name; the host registers
-/// the file name and logs a warning otherwise.
+/// the file name, and what a mismatch costs depends on the hooks
+/// ([`identity::name_differs`]).
 pub fn check_info_name(plugin: &Path, info: &Value) -> Vec<Finding> {
     let (Some(file_name), Some(name)) =
         (agent_name(plugin), info.get("name").and_then(Value::as_str))
@@ -40,10 +41,14 @@ pub fn check_info_name(plugin: &Path, info: &Value) -> Vec<Finding> {
     if file_name == name {
         return Vec::new();
     }
-    vec![Finding::warning(format!(
-        "info.name is {name:?} but the file name registers the agent as {file_name:?}; \
-         the host keeps the file name and logs a warning"
-    ))]
+    let hooks = info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
+    let (severity, why) = identity::name_differs(hooks);
+    let mut finding = Finding::warning(format!(
+        "info.name is {name:?} but the file name registers the agent as {file_name:?}: {why}"
+    ))
+    .kind(Kind::Discovery);
+    finding.set_severity(severity);
+    vec![finding]
 }
 
 /// A name that collides with a built-in agent is never executed by the
@@ -181,6 +186,25 @@ pub fn check_info_declarations(info: &Value) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_other_than_the_files_warns_only_with_hooks() {
+        let plugin = Path::new("/bin/entire-agent-mine");
+        let info =
+            |hooks: bool| serde_json::json!({"name": "Mine", "capabilities": {"hooks": hooks}});
+        let without = check_info_name(plugin, &info(false));
+        assert_eq!(without[0].severity, crate::host::Severity::Note);
+        assert!(without[0].message.contains("nothing breaks"));
+        let with = check_info_name(plugin, &info(true));
+        assert_eq!(with[0].severity, crate::host::Severity::Warning);
+        assert!(
+            with[0]
+                .message
+                .contains("every interactive `entire enable`")
+        );
+        let same = serde_json::json!({"name": "mine", "capabilities": {"hooks": true}});
+        assert!(check_info_name(plugin, &same).is_empty());
+    }
 
     #[test]
     fn built_in_names_are_flagged() {

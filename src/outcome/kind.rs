@@ -76,6 +76,9 @@ kinds! {
     Unverified = "unverified",
     /// A defect on a path the host never takes for this plugin.
     Latent = "latent",
+    /// A written rule on a call the host never makes, or on an input it
+    /// never sends: a note (a warning under `--pedantic`).
+    ProtocolOnly = "protocol-only",
     /// A declared capability whose subcommand is missing.
     MissingSubcommand = "missing-subcommand",
     /// Two plugins installed together get in each other's way.

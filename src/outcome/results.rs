@@ -296,6 +296,8 @@ pub struct RunReport {
     pub seed: u64,
     /// The harness's peak resident memory, where the system tells it.
     pub peak_rss_bytes: Option<u64>,
+    /// Whether protocol-only findings weighed as warnings (`--pedantic`).
+    pub pedantic: bool,
 }
 
 /// The host releases a run judged (`--host-version`).

@@ -29,6 +29,7 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "plugin": {"path": run.plugin, "info": run.info},
         "hosts": run.hosts,
         "strict": strict,
+        "pedantic": run.pedantic,
         "passed": !run.failed(strict),
         "counts": counts,
         "wall_ms": ms(run.wall),

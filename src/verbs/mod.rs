@@ -213,6 +213,11 @@ struct RunArgs {
     #[arg(long)]
     strict: bool,
 
+    /// Weigh protocol-only findings (a written rule on a call the host never
+    /// makes, or on an input it never sends) as warnings, not notes.
+    #[arg(long)]
+    pedantic: bool,
+
     /// Deadline of every invocation, in seconds (0.5 works too) [default: 30,
     /// and 10 for info].
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]

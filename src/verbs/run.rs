@@ -63,6 +63,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             .max_write
             .unwrap_or(crate::running::bounds::DEFAULT_MAX_WRITE_MIB)
             << 20,
+        pedantic: args.pedantic,
     };
     let code = if plugins.len() == 1 {
         run_one(&args, &plugins[0], &suite, &schemas, &options, &allowed)?

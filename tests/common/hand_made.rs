@@ -91,6 +91,7 @@ pub fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         deliberate_wait: Duration::ZERO,
         seed: 42,
         peak_rss_bytes: Some(12 << 20),
+        pedantic: false,
     }
 }
 

@@ -82,6 +82,12 @@ pub struct Case {
     /// `host_version` (none: the case is not reported there).
     #[serde(default)]
     pub elsewhere: Option<Severity>,
+    /// `never-sent` when the case's input is one the host never sends
+    /// (hostile payloads, flag values it never passes): its findings are
+    /// protocol-only, a note (a warning under `--pedantic`); see
+    /// [`crate::host::protocol_only`].
+    #[serde(default)]
+    pub input: crate::host::protocol_only::Input,
     /// A gate runs before every other case; when it fails, nothing else runs.
     /// The suite's gate is `info`, as in the host's discovery; the last
     /// step's stdout JSON becomes `{{info:/...}}` for every other case.
