@@ -13,6 +13,7 @@ use crate::execute::step::action_report;
 use crate::execute::{CaseState, Run, StepEnd, downgrade};
 use crate::judge::checks::{self, Finding};
 use crate::judge::discovery;
+use crate::judge::hookevents;
 use crate::judge::hookfire;
 use crate::running::runner::{self, Invocation};
 use crate::running::sandbox::Sandbox;
@@ -331,14 +332,14 @@ impl Run<'_> {
                 // The step stopped before this hook name: nothing to say.
                 return Vec::new();
             };
-            answers.push(hookfire::HookAnswer {
+            answers.push(hookevents::HookAnswer {
                 hook: hook.clone(),
                 exit: *exit,
                 stdout: stdout.clone(),
                 stderr: stderrs.get(n).copied().unwrap_or_default().to_string(),
             });
         }
-        hookfire::judge_events(&answers)
+        hookevents::judge_events(&answers)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod environment;
 pub mod external_agents;
 pub mod formats;
+pub mod hookevents;
 pub mod hookfire;
 pub mod ids;
 pub mod moved;
