@@ -39,6 +39,7 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "hooks.user-data.existing-settings",
         "hooks.user-data.no-leftovers",
         "hooks.lifecycle.manual-uninstall",
+        "hooks.lifecycle.shared-hooks",
         "hooks.parse-hook.whole-stdin",
         "session.enable-remove",
         "session.enable-remove.linked-worktree",
