@@ -79,3 +79,36 @@ fn a_declared_capability_without_its_subcommand_is_missing_at_the_hosts_severity
         "a declared capability without its subcommand: info declares text_generator",
     );
 }
+
+/// The session timeline reads in the session's order: every hook of the
+/// agent session before `entire resume`, resume (with its resume commands)
+/// before `entire rewind`, and the harness's own question (the Event type
+/// of a hook name the guide does not name, asked before the session) after
+/// the session's steps, said to be the harness's, not the host's.
+#[test]
+fn the_session_timeline_is_in_the_sessions_order() {
+    let run = run_json(&wild("ownhooks"), &["--only", "session.agent"], &[]);
+    let case = run.report["cases"]
+        .as_array()
+        .and_then(|cases| cases.iter().find(|c| c["id"] == "session.agent"))
+        .expect("session.agent in the report");
+    let names: Vec<&str> = case["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    let first = |prefix: &str| names.iter().position(|n| n.starts_with(prefix));
+    let last = |prefix: &str| names.iter().rposition(|n| n.starts_with(prefix));
+    let probe = first("asked by the harness, not the host").expect("the Event-type question");
+    assert!(names[probe].contains("hook prompt-submit"), "{names:#?}");
+    assert_eq!(first("turn 1"), Some(1), "{names:#?}");
+    for later in ["turn ", "entire resume", "entire rewind"] {
+        assert!(
+            last(later) < Some(probe),
+            "{later} after the probe: {names:#?}"
+        );
+    }
+    assert!(last("turn ") < first("entire resume"), "{names:#?}");
+    assert!(last("entire resume") < first("entire rewind"), "{names:#?}");
+}

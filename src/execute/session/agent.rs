@@ -64,7 +64,13 @@ impl Play<'_, '_> {
 
     fn generic_session(&mut self) {
         let names = self.hook_names();
+        // The harness's own questions are not steps of the session: they
+        // are kept aside and shown after it, so that the timeline reads in
+        // the session's order (`Play::probes`).
+        let first = self.state.reports.len();
         let learnt = self.learn_types(&names);
+        let asked: Vec<_> = self.state.reports.drain(first..).collect();
+        self.probes.extend(asked);
         let type_of = |hook: &str| host::guessed_type(hook).or_else(|| learnt.get(hook).copied());
         let (mut written, mut stage) = (None, 0);
         for (turn, hook) in host::generic_order(&names, &type_of) {
@@ -107,13 +113,18 @@ impl Play<'_, '_> {
 
     /// The Event type of each hook name the guide does not name, asked
     /// once with the generic payload before the session (the host knows
-    /// its agent's hooks; the replay has to ask).
+    /// its agent's hooks; the replay has to ask to place each hook in a
+    /// turn). Not a host call: the caller moves these steps after the
+    /// session's.
     fn learn_types(&mut self, names: &[String]) -> BTreeMap<String, EventType> {
         let mut learnt = BTreeMap::new();
         let repo = self.sandbox.repo().display().to_string();
         for hook in names.iter().filter(|h| host::guessed_type(h).is_none()) {
             let payload = host::generic_payload(hook, GENERIC_ID, &self.path(), &repo, None);
-            let label = format!("before the session · hook {hook} · parse-hook (its Event type)");
+            let label = format!(
+                "asked by the harness, not the host (before the session, to place the hook in \
+                 it) · hook {hook} · parse-hook (its Event type)"
+            );
             let args = vec!["parse-hook".into(), "--hook".into(), hook.clone()];
             let Some(answer) = self.call(label, args, Some(payload.to_string().into_bytes()))
             else {

@@ -73,6 +73,8 @@ impl Run<'_> {
             play.restore_two_sessions();
         }
         play.weigh_renewals();
+        let probes = std::mem::take(&mut play.probes);
+        play.state.reports.extend(probes);
         let note = play.unverified.clone();
         play.state.unverified = note.clone();
         (conclude(state), note)
@@ -137,6 +139,10 @@ struct Play<'p, 'r> {
     renewals: Vec<(usize, usize)>,
     /// Whether a resume command named its session id (none: not asked).
     resume_names_id: Option<bool>,
+    /// The steps of the harness's own questions (a hook's Event type),
+    /// made before the session but not part of it: shown after the
+    /// session's steps, which stay in the session's order.
+    probes: Vec<StepReport>,
 }
 
 /// The answer of one call.
@@ -195,6 +201,7 @@ impl<'p, 'r> Play<'p, 'r> {
             stdin_files: 0,
             renewals: Vec::new(),
             resume_names_id: None,
+            probes: Vec::new(),
         }
     }
 

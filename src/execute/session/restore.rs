@@ -46,13 +46,11 @@ impl Play<'_, '_> {
             for (n, held) in held.iter_mut().enumerate() {
                 *held |= verified(self, n) && self.holds(restore, &sessions, &files, n);
             }
-        }
-        for (n, (id, _)) in sessions.iter().enumerate() {
-            if !verified(self, n) {
-                continue;
+            // `entire resume` ends by showing each session's resume command,
+            // before any rewind: the timeline keeps the host's order.
+            if restore == Restore::Resume {
+                self.resume_commands(&sessions, &files, &verified);
             }
-            let command = self.resume_command(id);
-            self.restores_where_the_agent_reads(id, &files[n], command.as_deref());
         }
         for (n, (id, bytes)) in sessions.iter().enumerate() {
             if !verified(self, n) {
@@ -68,6 +66,23 @@ impl Play<'_, '_> {
             if !held[n] && !back && !self.stopped {
                 self.not_resumable(id, &files[n]);
             }
+        }
+    }
+
+    /// `format-resume-command` of each restored session, and whether the
+    /// command resumes from where the restore wrote.
+    fn resume_commands(
+        &mut self,
+        sessions: &[(String, Vec<u8>); 2],
+        files: &[String],
+        verified: &dyn Fn(&Self, usize) -> bool,
+    ) {
+        for (n, (id, _)) in sessions.iter().enumerate() {
+            if !verified(self, n) {
+                continue;
+            }
+            let command = self.resume_command(id);
+            self.restores_where_the_agent_reads(id, &files[n], command.as_deref());
         }
     }
 
