@@ -95,8 +95,9 @@ fn a_restore_that_differs_from_the_events_transcript_fails_even_in_its_file_name
 
 #[test]
 fn protected_paths_of_the_agents_own_pass_strict_and_a_project_file_fails() {
-    // agentconf (created by its install), .ownprotected (named for it), and
-    // an absolute path under HOME (no project path under it).
+    // agentconf (created by its install), sessionlog (created by its
+    // session's parse-hook), .ownprotected (named for it), and an absolute
+    // path under HOME (no project path under it).
     let run = run_json(&wild("ownprotected"), &["--strict"], &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
@@ -111,6 +112,24 @@ fn protected_paths_of_the_agents_own_pass_strict_and_a_project_file_fails() {
     let message = run.messages("core.protected-paths");
     assert!(
         message.contains("entire rewind does not restore it"),
+        "{message}"
+    );
+    // Shown: the project's config.toml committed, then edited in a turn
+    // between the reference's TurnStart and TurnEnd hooks.
+    assert!(
+        message.contains("the project's config.toml, committed, then edited in a turn"),
+        "{message}"
+    );
+    assert!(
+        message.contains("user-prompt-submit (TurnStart)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the turn makes no checkpoint"),
+        "{message}"
+    );
+    assert!(
+        message.contains("its committed bytes are not restored"),
         "{message}"
     );
     // Before 0.5.6 the host does not read them: not reported.
@@ -136,6 +155,18 @@ fn hooks_in_a_file_under_home_warn_and_are_shown_with_a_second_repository() {
 }
 
 #[test]
+fn a_yaml_config_of_the_repository_edited_in_place_passes_strict() {
+    // yamlconfig inserts its hook items into the user's YAML list by
+    // editing the text: the planted comments, anchors and spellings stay.
+    let run = run_json(&wild("yamlconfig"), &["--strict"], &[]);
+    assert_eq!(run.ids("failed"), Vec::<String>::new());
+    assert_eq!(run.ids("warning"), Vec::<String>::new());
+    assert!(outcome(&run, "passed").contains("hooks.user-data.existing-settings"));
+    assert!(outcome(&run, "passed").contains("hooks.lifecycle.shared-hooks"));
+    assert_eq!(run.code, 0);
+}
+
+#[test]
 fn a_config_re_marshalled_through_a_map_fails_with_its_first_changed_line() {
     // manyformats edits its TOML, YAML and INI files in place (its own
     // lines only); under `remarshal-ini` the INI file goes through
@@ -157,4 +188,26 @@ fn a_config_re_marshalled_through_a_map_fails_with_its_first_changed_line() {
     assert!(message.contains("user data rewritten in"), "{message}");
     assert!(message.contains("settings.ini"), "{message}");
     assert!(message.contains("line 1 of the user's file"), "{message}");
+}
+
+#[test]
+fn the_reference_re_marshalling_its_toml_config_fails_with_the_first_changed_line() {
+    // install-remarshals-config: the reference turns its hooks on in
+    // .reference/config.toml through a map. The user's content (planted in
+    // that file after a first install shows it) keeps its values and loses
+    // its lines.
+    let only = ["--only", "hooks.user-data.existing-settings"];
+    let fault = ("ENTIRE_AGENT_REFERENCE_FAULT", "install-remarshals-config");
+    let run = run_json(&reference(), &only, &[fault]);
+    let id = "hooks.user-data.existing-settings";
+    assert_eq!(outcome(&run, "failed"), set(&[id]));
+    let message = run.messages(id);
+    assert!(
+        message.contains(".reference/config.toml (TOML"),
+        "{message}"
+    );
+    assert!(message.contains("line 1 of the user's file"), "{message}");
+    assert!(message.contains("re-marshalled through a map"), "{message}");
+    let run = run_json(&reference(), &only, &[]);
+    assert!(outcome(&run, "passed").contains(id));
 }

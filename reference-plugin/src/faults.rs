@@ -267,6 +267,13 @@ faults! {
     /// fails "Not a directory" with the hooks already written, so
     /// `are-hooks-installed` then answers true.
     InstallGitDirNaive = "install-git-dir-naive",
+    /// `install-hooks` also turns the hooks on in the agent's own TOML
+    /// config, `.reference/config.toml` (`[entire] hooks = true`), which the
+    /// user edits by hand and commits, by reading the file into a map and
+    /// writing it back (`uninstall-hooks` takes the key out the same way):
+    /// every value kept, the user's comments, blank lines, key order and
+    /// spellings (`0o755`, `1e3`, inline tables, dotted keys) lost.
+    InstallRemarshalsConfig = "install-remarshals-config",
     /// `uninstall-hooks` does nothing and exits 0.
     UninstallNoop = "uninstall-noop",
     /// `uninstall-hooks` removes the whole `.reference/` directory, user files included.

@@ -163,6 +163,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::InstallOverwritesGitHook) {
         overwrite_git_hook(ctx, true)?;
     }
+    if ctx.fault(Fault::InstallRemarshalsConfig) {
+        crate::remarshal::install(&agent_dir(ctx)?)?;
+    }
     if ctx.fault(Fault::InstallGitDirNaive) {
         let marker = ctx.repo_root()?.join(".git").join("entire-reference-hooks");
         fs::write(&marker, b"installed\n").context(|| format!("writing {}", marker.display()))?;
@@ -194,6 +197,9 @@ pub fn uninstall_hooks(ctx: &Context, _request: &Request) -> Result<Output> {
         return Err(Error::failed("ENTIRE_CLI_VERSION is not set"));
     }
     let dir = agent_dir(ctx)?;
+    if ctx.fault(Fault::InstallRemarshalsConfig) {
+        crate::remarshal::uninstall(&dir)?;
+    }
     if ctx.fault(Fault::UninstallDeletesDir) {
         match fs::remove_dir_all(&dir) {
             Err(err) if err.kind() != ErrorKind::NotFound => {

@@ -29,6 +29,7 @@ mod identity;
 mod lifecycle;
 mod output;
 mod protocol;
+mod remarshal;
 mod session;
 mod subagents;
 mod text_generator;

@@ -4,60 +4,217 @@
 //! (docs/host.md, "The user's project as the host treats it", "Protected
 //! paths"; the rule is [`crate::host::project`]'s).
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use crate::execute::Run;
-use crate::host::project::{self, Protected};
+use crate::host::project::{self, Protected, Shown};
+use crate::host::session::{EventType, generic_payload, guessed_type};
 use crate::judge::checks::Finding;
 use crate::running::runner;
 use crate::running::sandbox::Sandbox;
 use crate::suite::case::Severity;
+
+/// The session id of the turns played here.
+const SESSION: &str = "sess-protected-1";
+/// The file put into a protected directory as the project's own.
+const IN_DIR: &str = "agent-conform-project-file.txt";
 
 impl Run<'_> {
     /// `check_protected_paths`: each protected path of the project that is
     /// not the agent's own. An entry named for the agent, outside the
     /// repository or under the host's own directories costs no call; for
     /// the others, a plugin with hooks is installed once (into the fresh
-    /// sandbox), and what the install created is the agent's own.
+    /// sandbox) and a turn of its hooks is played: what they created is
+    /// the agent's own. At every other path a file of the project is put
+    /// and committed, and a turn edits it: the finding says what the host
+    /// then does with that turn.
     pub(super) fn protected_paths(&self, sandbox: &Sandbox) -> Vec<Finding> {
         let registered = crate::host::discovery::agent_name(self.plugin).unwrap_or_default();
         let text = |key: &str| self.info.get(key).and_then(Value::as_str).unwrap_or("");
         let names = [registered.as_str(), text("name"), text("type")];
-        let entries = ["/protected_files", "/protected_dirs"]
+        let entries = |key: &str| -> Vec<String> {
+            self.info
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        };
+        let (files, dirs) = (entries("protected_files"), entries("protected_dirs"));
+        let union: Vec<String> = files
             .iter()
-            .filter_map(|p| self.info.pointer(p).and_then(Value::as_array))
-            .flatten()
-            .filter_map(Value::as_str);
-        let paths: Vec<String> = entries
-            .filter_map(|entry| match project::protected(entry, &names) {
-                Protected::Project(path) => Some(path),
+            .chain(&dirs)
+            .filter_map(|e| project::relative(e))
+            .collect();
+        let tagged = files.iter().map(|e| (e, false));
+        let paths: Vec<(String, bool)> = tagged
+            .chain(dirs.iter().map(|e| (e, true)))
+            .filter_map(|(entry, dir)| match project::protected(entry, &names) {
+                Protected::Project(path) => Some((path, dir)),
                 _ => None,
             })
             .collect();
         if paths.is_empty() {
             return Vec::new();
         }
-        if self.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true)) {
+        let hooks = self.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
+        if hooks {
             let args = vec!["install-hooks".to_string()];
             let inv = self.invocation(sandbox, args, self.options.timeout);
             let _ = runner::run(&inv);
         }
-        paths
+        let turn = self.turn_hooks(hooks);
+        // The session of the agent: what its hooks create is its own.
+        let _ = self.play_turn(sandbox, &turn, || Ok(()));
+        let hidden: Vec<(String, bool)> = paths
+            .into_iter()
+            .filter(|(path, _)| !sandbox.repo().join(path).exists())
+            .collect();
+        if hidden.is_empty() {
+            return Vec::new();
+        }
+        let shown = self.edit_in_a_turn(sandbox, &hidden, &turn);
+        hidden
             .iter()
-            .filter(|path| !sandbox.repo().join(path).exists())
-            .map(|path| hidden(path))
+            .zip(shown)
+            .map(|((path, _), shown)| hidden_path(path, &shown, &union))
+            .collect()
+    }
+
+    /// The plugin's hooks the guide maps to TurnStart and TurnEnd (none
+    /// without the hooks capability).
+    fn turn_hooks(&self, hooks: bool) -> Vec<(String, EventType)> {
+        if !hooks {
+            return Vec::new();
+        }
+        let names = crate::host::identity::hook_names(&self.info);
+        [EventType::TurnStart, EventType::TurnEnd]
+            .into_iter()
+            .filter_map(|kind| {
+                let hook = names.iter().find(|h| guessed_type(h) == Some(kind))?;
+                Some((hook.clone(), kind))
+            })
+            .collect()
+    }
+
+    /// A turn of the agent: its TurnStart hooks, then `edit` (the agent's
+    /// work), then its TurnEnd hooks, each with the guide's payload naming
+    /// a transcript in the scratch directory. Their answers are not judged
+    /// here (the hook cases do); what they leave in the sandbox is the
+    /// agent's own.
+    fn play_turn(
+        &self,
+        sandbox: &Sandbox,
+        turn: &[(String, EventType)],
+        edit: impl FnOnce() -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let transcript = sandbox.work().join("protected-turn.jsonl");
+        if let Some(bytes) = self.fixtures.get("transcript.jsonl") {
+            std::fs::write(&transcript, bytes.as_ref())?;
+        }
+        let repo = sandbox.repo().display().to_string();
+        let fire = |hook: &str| {
+            let payload = generic_payload(
+                hook,
+                SESSION,
+                &transcript.display().to_string(),
+                &repo,
+                Some("Edit the project's files"),
+            );
+            let args = vec!["parse-hook".to_string(), "--hook".to_string(), hook.into()];
+            let mut inv = self.invocation(sandbox, args, self.options.timeout);
+            inv.stdin = Some(std::sync::Arc::new(payload.to_string().into_bytes()));
+            let _ = runner::run(&inv);
+        };
+        let of = |kind: EventType| turn.iter().filter(move |(_, k)| *k == kind);
+        of(EventType::TurnStart).for_each(|(hook, _)| fire(hook));
+        let edited = edit();
+        of(EventType::TurnEnd).for_each(|(hook, _)| fire(hook));
+        edited
+    }
+
+    /// Puts a file of the project at each of `hidden` (in it, for a
+    /// directory), commits them, and plays a turn that edits them: what
+    /// each showed, in the order of `hidden`.
+    fn edit_in_a_turn(
+        &self,
+        sandbox: &Sandbox,
+        hidden: &[(String, bool)],
+        turn: &[(String, EventType)],
+    ) -> Vec<Shown> {
+        let files: Vec<String> = hidden
+            .iter()
+            .map(|(path, dir)| match dir {
+                true => format!("{path}/{IN_DIR}"),
+                false => path.clone(),
+            })
+            .collect();
+        let not_shown = |why: String| vec![Shown::NotShown(why); files.len()];
+        let repo = sandbox.repo();
+        for file in &files {
+            if let Err(err) = write_project_file(&repo, file, "the project's own file\n") {
+                return not_shown(format!("could not write {file}: {err}"));
+            }
+        }
+        match sandbox.commit(&files) {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => return not_shown(why),
+            Err(err) => return not_shown(err.to_string()),
+        }
+        let before = sandbox.changes();
+        let edited = self.play_turn(sandbox, turn, || {
+            files.iter().try_for_each(|file| {
+                write_project_file(&repo, file, "the project's own file\nedited in a turn\n")
+            })
+        });
+        let after = sandbox.changes();
+        let changed = match (edited, before, after) {
+            (Err(err), _, _) | (_, Err(err), _) | (_, _, Err(err)) => {
+                return not_shown(err.to_string());
+            }
+            (_, Ok(Err(why)), _) | (_, _, Ok(Err(why))) => return not_shown(why),
+            (Ok(()), Ok(Ok(before)), Ok(Ok(after))) => after
+                .into_iter()
+                .filter(|p| files.contains(p) || !before.contains(p))
+                .collect::<Vec<String>>(),
+        };
+        let hooks: Vec<String> = turn
+            .iter()
+            .map(|(h, k)| format!("{h} ({})", k.name()))
+            .collect();
+        files
+            .into_iter()
+            .map(|file| Shown::Edited {
+                file,
+                hooks: hooks.clone(),
+                changed: changed.clone(),
+            })
             .collect()
     }
 }
 
-/// The finding of one project path the plugin protects.
-fn hidden(path: &str) -> Finding {
-    let message = project::hides_project_path(path);
+/// Writes a file of the project at `rel` in the repository `repo`.
+fn write_project_file(repo: &Path, rel: &str, text: &str) -> std::io::Result<()> {
+    let path = repo.join(rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)
+}
+
+/// The finding of one project path the plugin protects, with what the
+/// turn showed (`shown`) over the protected union `union`.
+fn hidden_path(path: &str, shown: &Shown, union: &[String]) -> Finding {
+    let message = project::hides_project_path(path, shown, union);
     match Protected::weight(path) {
         Severity::Failure => Finding::failure(message),
         _ => Finding::note(format!(
-            "not verified here, as the install did not create it and only the agent's own \
-             session might: {message}"
+            "not verified here, as neither the install nor the plugin's session hooks created \
+             it and only the agent itself might: {message}"
         )),
     }
 }

@@ -454,6 +454,7 @@ impl Run<'_> {
         self.set_env(&mut inv, &case.env, sandbox);
         inv.stdin = stdin;
         inv.stdin_delay = step.stdin_delay_ms.map(Duration::from_millis);
+        inv.startup = self.info_elapsed;
         if let Some(call) = step.host_call {
             called_as(call, sandbox, &mut inv);
         }

@@ -77,21 +77,113 @@ impl Protected {
 /// Reads one entry as the host does, for the agent registered as `agent`
 /// (its file name's `<name>`) with `info.name` and `info.type` `names`.
 pub fn protected(entry: &str, names: &[&str]) -> Protected {
+    let Some(path) = relative(entry) else {
+        return Protected::NoProjectPath;
+    };
+    let first = path.split('/').next().unwrap_or_default();
+    if matches!(first, ".git" | ".entire") {
+        return Protected::HostOwn;
+    }
+    if named_for(first, names) {
+        return Protected::NamedForAgent;
+    }
+    Protected::Project(path)
+}
+
+/// An entry as the path of the repository the host reads it as (`./`
+/// and empty components dropped, `/` between components); `None` for an
+/// absolute entry, one that leaves the repository (`..`) or names nothing.
+pub fn relative(entry: &str) -> Option<String> {
     let parts: Vec<&str> = entry
         .split(['/', '\\'])
         .filter(|c| !c.is_empty() && *c != ".")
         .collect();
     let absolute = entry.starts_with(['/', '\\']) || entry.get(1..2) == Some(":");
-    if absolute || parts.is_empty() || parts.contains(&"..") {
-        return Protected::NoProjectPath;
+    (!absolute && !parts.is_empty() && !parts.contains(&"..")).then(|| parts.join("/"))
+}
+
+/// Whether the host leaves the repository's `path` out of session
+/// tracking: it is one of the union `protected` of every registered
+/// agent's protected paths (as [`relative`] reads them) or lies beneath one
+/// (docs/host.md "Protected paths": `shouldIgnoreSessionTrackingPath`).
+pub fn untracked(path: &str, protected: &[String]) -> bool {
+    protected.iter().any(|p| {
+        path == p
+            || path
+                .strip_prefix(p.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+    })
+}
+
+/// Of the paths a turn changed, those the host's checkpoint of that turn
+/// holds: none means the turn makes no checkpoint, and `entire rewind`
+/// has nothing of it to restore.
+pub fn tracked(changed: &[String], protected: &[String]) -> Vec<String> {
+    changed
+        .iter()
+        .filter(|path| !untracked(path, protected))
+        .cloned()
+        .collect()
+}
+
+/// What the harness showed of a protected path of the project: a file of
+/// the project put there and committed, then edited by a turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    /// The project's `file` (at the protected path, or in the protected
+    /// directory), committed, was edited between the turn's hooks `hooks`
+    /// (none: the plugin names none the guide maps to TurnStart and
+    /// TurnEnd); `changed` is every path the turn changed, as git saw it.
+    Edited {
+        /// The project file edited.
+        file: String,
+        /// The hooks played around the edit.
+        hooks: Vec<String>,
+        /// What the turn changed in the work tree.
+        changed: Vec<String>,
+    },
+    /// Not shown here: why (git could not commit, the file could not be
+    /// written).
+    NotShown(String),
+}
+
+impl Shown {
+    /// What the host does with the turn, by its rule: said for the
+    /// finding, with the protected union `protected`.
+    fn told(&self, protected: &[String]) -> String {
+        let (file, hooks, changed) = match self {
+            Shown::NotShown(why) => return format!("not shown here ({why})"),
+            Shown::Edited {
+                file,
+                hooks,
+                changed,
+            } => (file, hooks, changed),
+        };
+        let around = if hooks.is_empty() {
+            String::new()
+        } else {
+            format!(" between the hooks {}", hooks.join(" and "))
+        };
+        let head =
+            format!("shown here: the project's {file}, committed, then edited in a turn{around}");
+        if !changed.contains(file) {
+            return format!("{head}, but git did not see it changed");
+        }
+        let kept = tracked(changed, protected);
+        if kept.is_empty() {
+            format!(
+                "{head}, was that turn's only change (git status); by the host's rule the turn \
+                 makes no checkpoint, and entire rewind to the one before leaves {file} as \
+                 edited: its committed bytes are not restored"
+            )
+        } else {
+            format!(
+                "{head}; by the host's rule that turn's checkpoint holds only {}, and entire \
+                 rewind restores those but leaves {file} as edited",
+                kept.join(", ")
+            )
+        }
     }
-    if matches!(parts[0], ".git" | ".entire") {
-        return Protected::HostOwn;
-    }
-    if named_for(parts[0], names) {
-        return Protected::NamedForAgent;
-    }
-    Protected::Project(parts.join("/"))
 }
 
 /// Whether a path component is named for the agent: the component without
@@ -114,16 +206,19 @@ fn named_for(component: &str, names: &[&str]) -> bool {
 }
 
 /// The failure of a protected path of the project that is not the agent's
-/// own: what the host then does with it.
-pub fn hides_project_path(path: &str) -> String {
+/// own: what the host then does with it, and what the harness showed
+/// (`shown`, judged by the host's rule over the union `protected`).
+pub fn hides_project_path(path: &str, shown: &Shown, protected: &[String]) -> String {
     format!(
         "protected path {path:?} is read by the host relative to the repository root, and the \
          union of every registered agent's protected paths is left out of session tracking: \
-         the project's own {path} (the install did not create it, and it is not named for \
-         the agent) is hidden from every agent's checkpoints while this plugin is on PATH: a turn that \
-         edits only {path} makes no checkpoint, checkpoints do not hold it, entire rewind does \
-         not restore it and the commit trailers omit it; name only the agent's own paths \
-         (relative to the repository), never a file the agent keeps under HOME"
+         the project's own {path} (neither the install nor the plugin's session hooks created \
+         it, and it is not named for the agent) is hidden from every agent's checkpoints while \
+         this plugin is on PATH: a turn that edits only {path} makes no checkpoint, \
+         checkpoints do not hold it, entire rewind does not restore it and the commit \
+         trailers omit it ({}); name only the agent's own paths (relative to the repository), \
+         never a file the agent keeps under HOME",
+        shown.told(protected)
     )
 }
 
@@ -184,7 +279,18 @@ mod tests {
         assert_eq!(protected("/home/u/.vibe", &names), Protected::NoProjectPath);
         assert_eq!(protected("../x", &names), Protected::NoProjectPath);
         assert_eq!(protected(".pi", &["pi", "Pi"]), Protected::NamedForAgent);
-        assert!(hides_project_path("config.toml").contains("entire rewind"));
+        let union = vec!["config.toml".to_string()];
+        let shown = Shown::Edited {
+            file: "config.toml".into(),
+            hooks: vec!["user-prompt-submit".into(), "stop".into()],
+            changed: vec!["config.toml".into()],
+        };
+        let message = hides_project_path("config.toml", &shown, &union);
+        assert!(message.contains("entire rewind"), "{message}");
+        assert!(
+            message.contains("the turn makes no checkpoint"),
+            "{message}"
+        );
         assert_eq!(protected(".entire/tmp", &names), Protected::HostOwn);
         assert_eq!(
             protected(".entire-adapter", &["langgraph", "LangGraph"]),
@@ -192,6 +298,30 @@ mod tests {
         );
         assert_eq!(Protected::weight(".entire-adapter"), Severity::Note);
         assert_eq!(Protected::weight("config.toml"), Severity::Failure);
+    }
+
+    #[test]
+    fn the_host_leaves_out_a_protected_path_and_whatever_lies_beneath_it() {
+        let protected = vec!["config.toml".to_string(), ".state".to_string()];
+        assert!(untracked("config.toml", &protected));
+        assert!(untracked(".state/a/b", &protected));
+        assert!(!untracked("config.toml.bak", &protected));
+        assert!(!untracked(".statefile", &protected));
+        let changed = vec!["config.toml".to_string(), "src/main.rs".to_string()];
+        assert_eq!(
+            tracked(&changed, &protected),
+            vec!["src/main.rs".to_string()]
+        );
+        assert_eq!(relative("./a//b/"), Some("a/b".into()));
+        assert_eq!(relative("/etc/x"), None);
+        // The turn changed something else too: a checkpoint without it.
+        let shown = Shown::Edited {
+            file: "config.toml".into(),
+            hooks: Vec::new(),
+            changed,
+        };
+        let told = shown.told(&protected);
+        assert!(told.contains("holds only src/main.rs"), "{told}");
     }
 
     #[test]

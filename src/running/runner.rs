@@ -65,6 +65,12 @@ pub struct Invocation {
     /// whether its deadline waits for the first byte or for the whole
     /// payload (docs/host.md "Plugins in the wild", "A deadline on stdin").
     pub stdin_delay: Option<Duration>,
+    /// The plugin's own measured start-up time (how long its `info` took at
+    /// the gate): where the kernel cannot show the plugin blocked on its
+    /// stdin (off Linux, or without `/proc`), a late stdin is held back by
+    /// this long before [`Invocation::stdin_delay`] starts, so that it is
+    /// late for the plugin however slowly it starts.
+    pub startup: Duration,
     /// Deadline for the whole invocation.
     pub timeout: Duration,
     /// How much of stdout the harness reads before it stops the plugin:
@@ -96,6 +102,7 @@ impl Invocation {
             path_first: None,
             stdin: None,
             stdin_delay: None,
+            startup: Duration::ZERO,
             timeout,
             stdout_limit: OUTPUT_LIMIT,
             expect_stdout: None,

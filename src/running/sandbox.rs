@@ -177,6 +177,54 @@ impl Sandbox {
         Ok(repo)
     }
 
+    /// Commits `paths` (relative to the repository) in the repository, as
+    /// the user's own project files: `Err` with git's complaint. The user's
+    /// git config and the repository's hooks play no part.
+    pub fn commit(&self, paths: &[String]) -> io::Result<Result<(), String>> {
+        let repo = self.repo();
+        let mut add = vec!["add", "--force", "--"];
+        add.extend(paths.iter().map(String::as_str));
+        if let Err(err) = git(&add, &repo)? {
+            return Ok(Err(err));
+        }
+        let commit = [
+            "-c",
+            "user.name=agent-conform",
+            "-c",
+            "user.email=agent-conform@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "--quiet",
+            "--no-verify",
+            "-m",
+            "the project's own files",
+        ];
+        git(&commit, &repo)
+    }
+
+    /// The paths of the repository that differ from its last commit
+    /// (modified, added, deleted or untracked), as `git status` lists them,
+    /// relative to the repository: what a turn of the agent changed, to the
+    /// host, once compared with the list before it.
+    pub fn changes(&self) -> io::Result<Result<Vec<String>, String>> {
+        let args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"];
+        Ok(git_output(&args, &self.repo())?.map(|out| {
+            let mut paths = Vec::new();
+            let mut entries = out.split(|b| *b == 0).filter(|e| e.len() > 3);
+            while let Some(entry) = entries.next() {
+                paths.push(String::from_utf8_lossy(&entry[3..]).into_owned());
+                // A rename names its source next: not a path of now.
+                if matches!(entry[0], b'R' | b'C') {
+                    entries.next();
+                }
+            }
+            paths
+        }))
+    }
+
     /// The isolated HOME.
     pub fn home(&self) -> PathBuf {
         self.root.join("home")
@@ -485,18 +533,24 @@ fn skeleton() -> io::Result<GitSkeleton> {
 
 /// Runs git in `dir`; the inner error is git's own complaint.
 fn git(args: &[&str], dir: &Path) -> io::Result<Result<(), String>> {
+    Ok(git_output(args, dir)?.map(|_| ()))
+}
+
+/// Runs git in `dir`: its stdout, or git's own complaint.
+fn git_output(args: &[&str], dir: &Path) -> io::Result<Result<Vec<u8>, String>> {
     let output = Command::new("git")
         .args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
         .map_err(|err| io::Error::new(err.kind(), format!("could not run git: {err}")))?;
     Ok(if output.status.success() {
-        Ok(())
+        Ok(output.stdout)
     } else {
         Err(format!(
             "git {} failed: {}",

@@ -44,7 +44,7 @@ pub fn run(inv: &Invocation) -> Outcome {
     // Killed with the run should it be interrupted (see crate::running::interrupt).
     let _group = interrupt::Group::track(pid, &entry);
     drop(entry);
-    feed_stdin(&mut child, inv.stdin.clone(), inv.stdin_delay);
+    feed_stdin(&mut child, inv.stdin.clone(), inv.stdin_delay, inv.startup);
     let flooded = Arc::new(AtomicBool::new(false));
     let stdout_sink = Sink {
         limit: inv.stdout_limit,
@@ -167,9 +167,11 @@ fn new_process_group(_cmd: &mut Command) {}
 /// the thread is never joined, so a plugin that neither reads nor exits cannot
 /// block us either (it is killed at the deadline, which ends the write).
 ///
-/// With a `delay`, the thread waits half of it, writes the first half of
-/// the bytes, waits the other half, writes the rest and closes stdin.
-fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) {
+/// With a `delay`, the thread first holds the bytes back until the plugin
+/// waits for them ([`wait_until_reading`], or its `startup` time where the
+/// kernel cannot show it), then waits half of the delay, writes the first
+/// half of the bytes, waits the other half, writes the rest and closes stdin.
+fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>, startup: Duration) {
     let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), input) else {
         return;
     };
@@ -177,7 +179,7 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
         let pid = child.id();
         thread::spawn(move || {
             let _own = bounds::OwnThread::enter();
-            wait_until_reading(pid);
+            wait_until_reading(pid, startup);
             let (first, second) = bytes.split_at(bytes.len() / 2);
             thread::sleep(delay / 2);
             let _ = pipe.write_all(first).and_then(|()| pipe.flush());
@@ -205,23 +207,53 @@ fn feed_stdin(child: &mut Child, input: Option<Bytes>, delay: Option<Duration>) 
 /// system that does not show it).
 const READING_BOUND: Duration = Duration::from_secs(5);
 
+/// How a late stdin was held back before its delay started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Until the kernel showed the plugin waiting for its stdin.
+    Reading,
+    /// Until the plugin was gone (it exited without reading).
+    Gone,
+    /// For [`READING_BOUND`]: it never showed waiting.
+    Bound,
+    /// Where the kernel cannot show it: for the plugin's own measured
+    /// start-up time.
+    StartUp(Duration),
+}
+
 /// Waits until the process `pid` is blocked waiting for its stdin: on
 /// Linux, one of its threads in `read` on fd 0 (`/proc/<pid>/task/*/syscall`),
 /// or its main thread asleep in `select`, `poll` or `epoll_wait`
 /// (`/proc/<pid>/wchan`: a deadline on stdin); at most [`READING_BOUND`].
-/// Elsewhere it returns at once. A late payload is then late for the plugin
-/// itself, however slowly it started.
-fn wait_until_reading(pid: u32) {
-    if !cfg!(target_os = "linux") {
-        return;
+/// Where `/proc` cannot show it (off Linux, or `/proc` not mounted), for
+/// the plugin's own start-up time `startup` (docs/host.md "A deadline on
+/// stdin"). A late payload is then late for the plugin itself, however
+/// slowly it started.
+fn wait_until_reading(pid: u32, startup: Duration) -> Held {
+    hold_back(pid, startup, proc_shows_waits())
+}
+
+/// Whether this system's `/proc` shows what a process waits on.
+fn proc_shows_waits() -> bool {
+    cfg!(target_os = "linux") && Path::new("/proc/self/stat").exists()
+}
+
+/// [`wait_until_reading`], told whether `/proc` shows waits (`proc_shows`),
+/// so that a test can take the other path.
+fn hold_back(pid: u32, startup: Duration, proc_shows: bool) -> Held {
+    if !proc_shows {
+        thread::sleep(startup);
+        return Held::StartUp(startup);
     }
     let start = std::time::Instant::now();
     while start.elapsed() < READING_BOUND {
         match reading_stdin(pid) {
-            Some(true) | None => return,
+            Some(true) => return Held::Reading,
+            None => return Held::Gone,
             Some(false) => thread::sleep(Duration::from_millis(2)),
         }
     }
+    Held::Bound
 }
 
 /// Whether `pid` waits for its stdin now; `None` when it is gone.
@@ -260,3 +292,35 @@ fn reading_stdin(pid: u32) -> Option<bool> {
 
 /// Stdin this small is written without a thread: every pipe buffers it.
 const PIPE_BUF_SAFE: usize = 4096;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn where_proc_cannot_show_the_wait_the_payload_waits_for_the_plugins_start_up() {
+        // The path taken off Linux, forced: held back by the start-up time
+        // measured at the gate, whatever the process does.
+        let startup = Duration::from_millis(3);
+        assert_eq!(
+            hold_back(std::process::id(), startup, false),
+            Held::StartUp(startup)
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn on_linux_the_payload_waits_until_the_plugin_reads_its_stdin() {
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("cat runs");
+        let held = hold_back(child.id(), Duration::from_secs(60), true);
+        drop(child.stdin.take());
+        let _ = child.wait();
+        assert_eq!(held, Held::Reading);
+        // A plugin that is gone is not waited for.
+        assert_eq!(hold_back(child.id(), Duration::ZERO, true), Held::Gone);
+    }
+}
