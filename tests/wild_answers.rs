@@ -72,6 +72,7 @@ fn a_declared_capability_without_its_subcommand_is_missing_at_the_hosts_severity
         "{message}"
     );
     assert!(!message.contains("another agent's format,"), "{message}");
+    assert!(message.contains("without token counts"), "{message}");
     // The twin: text generation missing fails `entire explain --generate`.
     twin_fails(
         "generate-text-missing",
@@ -111,4 +112,28 @@ fn the_session_timeline_is_in_the_sessions_order() {
     }
     assert!(last("turn ") < first("entire resume"), "{names:#?}");
     assert!(last("entire resume") < first("entire rewind"), "{names:#?}");
+}
+
+#[test]
+fn a_missing_subcommand_is_told_by_the_gates_probe_not_by_its_words() {
+    // argparse's "invalid choice" is in no list of phrasings: calculate-tokens
+    // answers as the plugin answers a subcommand that cannot exist (the
+    // gate's probe), so it is missing, with what the user loses.
+    passes_with(
+        "argmissing",
+        &[],
+        &["token_calculator.from-start"],
+        &["token_calculator.past-end"],
+    );
+    let run = run_json(&wild("argmissing"), &["--only", "token_calculator.*"], &[]);
+    let message = run.messages("token_calculator.from-start");
+    for said in [
+        "a declared capability without its subcommand: info declares token_calculator",
+        "invalid choice",
+        "as the plugin answers a subcommand that cannot exist",
+        "every checkpoint is saved without token counts",
+    ] {
+        assert!(message.contains(said), "{said}: {message}");
+    }
+    assert!(!message.contains("another agent's format,"), "{message}");
 }

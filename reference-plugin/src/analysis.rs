@@ -212,10 +212,11 @@ pub fn position_of(ctx: &Context, content: &[u8]) -> usize {
 }
 
 /// `--offset` as a line index into `content`: the flag's value (under the
-/// `position-in-bytes` fault, a byte offset, taken to the next line start).
+/// `position-in-bytes` and `offset-in-bytes` faults, a byte offset, taken to
+/// the next line start).
 pub fn offset_lines(ctx: &Context, content: &[u8], raw: &str) -> Result<usize> {
     let offset = args::parse_offset(raw)?;
-    if !ctx.fault(Fault::PositionInBytes) {
+    if !ctx.fault(Fault::PositionInBytes) && !ctx.fault(Fault::OffsetInBytes) {
         return Ok(offset);
     }
     Ok(transcript::position(&content[..offset.min(content.len())]))

@@ -151,6 +151,11 @@ faults! {
     /// not implemented): whatever the id, its own included, resume and
     /// rewind fail.
     WriteSessionRefusesAll = "write-session-refuses-all",
+    /// An attach-only plugin whose restores fail: `info` declares no hooks
+    /// (no hook names), and `write-session` refuses every call. The host
+    /// records its sessions through `entire attach` (0.5.6 on), so `entire
+    /// resume` and `entire rewind` of everything it attaches fail.
+    AttachOnlyRefusesRestore = "attach-only-refuses-restore",
     /// `write-session` refuses (exit 1) a `start_time` of `"0001-01-01T00:00:00Z"`,
     /// Go's zero time, which the host sends on every resume and rewind: both fail.
     WriteSessionRejectsZeroTime = "write-session-rejects-zero-time",
@@ -346,6 +351,11 @@ faults! {
     PositionInBytes = "position-in-bytes",
     /// `extract-modified-files` ignores `--offset` and reads the whole transcript.
     ModifiedFilesIgnoreOffset = "modified-files-ignore-offset",
+    /// `--offset` read as a byte offset (to the next line start), while
+    /// positions stay line counts: the host passes line counts, so from a
+    /// later turn's offset the plugin starts inside the first records and
+    /// files, prompts and tokens of earlier turns come back.
+    OffsetInBytes = "offset-in-bytes",
     /// `extract-modified-files` answers `"files": null`.
     ModifiedFilesNull = "modified-files-null",
     /// `extract-modified-files` always answers `current_position` 0.
@@ -373,14 +383,19 @@ faults! {
     TokensIgnoreOffset = "tokens-ignore-offset",
     /// `calculate-tokens` omits `output_tokens`, a required field.
     TokensMissingOutput = "tokens-missing-output",
+    /// `calculate-tokens` is missing while `info` declares `token_calculator`:
+    /// the call answers exactly as an unknown subcommand does (exit 2, the
+    /// same usage error). The host logs it and every checkpoint is saved
+    /// without token counts.
+    TokensMissing = "tokens-missing",
     /// `generate-text` prints the bare text instead of `{"text": ...}`.
     GenerateTextPlain = "generate-text-plain",
     /// `generate-text` answers `{"text": ""}` with exit 0: `entire explain
     /// --generate` fails ("Failed to generate summary"), the post-commit
     /// auto-summary saves checkpoints without a summary, the review report is empty.
     GenerateTextEmpty = "generate-text-empty",
-    /// `generate-text` answers like a missing subcommand ("unknown subcommand:
-    /// generate-text", exit 2) while `info` declares `text_generator`: a
+    /// `generate-text` is missing: it answers exactly as an unknown subcommand
+    /// does (exit 2, the same usage error) while `info` declares `text_generator`: a
     /// declared capability without its subcommand; `entire explain
     /// --generate` fails.
     GenerateTextMissing = "generate-text-missing",

@@ -78,6 +78,10 @@ pub fn info(ctx: &Context, _request: &Request) -> Result<Output> {
         Some(Fault::InfoBuiltInType) => answer["type"] = json!("Claude Code"),
         Some(Fault::InfoProtectsProjectFile) => answer["protected_files"] = json!(["config.toml"]),
         Some(Fault::InfoBadCallerEnvVar) => answer["caller_env_vars"] = json!(["_REFERENCE_AGENT"]),
+        Some(Fault::AttachOnlyRefusesRestore) => {
+            answer["hook_names"] = json!([]);
+            answer["capabilities"]["hooks"] = json!(false);
+        }
         Some(Fault::InfoHooksNoNames) => {
             answer["hook_names"] = json!([]);
             answer["capabilities"]["hooks"] = json!(true);

@@ -163,7 +163,14 @@ fn main() -> ExitCode {
         return fail(&ctx, None, &err);
     };
     let name = name.to_string_lossy();
-    let Some(command) = COMMANDS.iter().find(|command| command.name == name) else {
+    // The `tokens-missing` and `generate-text-missing` faults: a declared
+    // capability's subcommand is not there at all.
+    let missing = |command: &&Command| {
+        (ctx.fault(Fault::TokensMissing) && command.name == "calculate-tokens")
+            || (ctx.fault(Fault::GenerateTextMissing) && command.name == "generate-text")
+    };
+    let found = COMMANDS.iter().find(|command| command.name == name);
+    let Some(command) = found.filter(|command| !missing(command)) else {
         if ctx.fault(Fault::UnknownSubcommandOk) {
             return match output::write_stdout(b"{}\n") {
                 Ok(()) => ExitCode::SUCCESS,

@@ -279,7 +279,7 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
     if ctx.fault(Fault::WriteSessionSilentFailure) {
         return Err(Error::Silent);
     }
-    if ctx.fault(Fault::WriteSessionRefusesAll) {
+    if ctx.fault(Fault::WriteSessionRefusesAll) || ctx.fault(Fault::AttachOnlyRefusesRestore) {
         return Err(Error::failed(
             "write-session is not supported: restoring a session is not implemented",
         ));

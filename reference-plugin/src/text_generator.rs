@@ -21,11 +21,6 @@ const ECHO_CHARS: usize = 200;
 /// Leading blank lines are passed over, so the echoed line is the first one with
 /// text; a prompt with no text at all is an error.
 pub fn generate_text(ctx: &Context, request: &Request) -> Result<Output> {
-    if ctx.fault(Fault::GenerateTextMissing) {
-        return Err(Error::Usage(
-            "unknown subcommand: generate-text".to_string(),
-        ));
-    }
     let model = request.args.value("--model");
     let prompt = String::from_utf8_lossy(&request.stdin);
     let first_line = prompt.trim_start().lines().next().unwrap_or("").trim_end();

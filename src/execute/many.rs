@@ -64,6 +64,7 @@ pub fn run(
     let open: Vec<usize> = (0..runs.len()).filter(|&k| gated[k].1.is_none()).collect();
     for &k in &open {
         runs[k].reach = runs[k].probe_reach();
+        runs[k].unknown = runs[k].probe_unknown();
     }
     let mut rest = pool(&runs, &open, &cases).into_iter();
     let mut reports: Vec<Vec<CaseReport>> = Vec::new();

@@ -113,6 +113,9 @@ struct Run<'a> {
     corpora: &'a property::Corpora,
     /// What the host can reach of this plugin, known after the gate.
     reach: crate::host::reach::Reach,
+    /// How the plugin answers a subcommand that cannot exist, asked once
+    /// after the gate ([`crate::host::reach::Unknown`]).
+    unknown: Option<crate::host::reach::Unknown>,
     /// Variables set for every invocation (`env:` of the case files).
     env: &'a BTreeMap<String, String>,
 }
@@ -140,6 +143,7 @@ pub fn run(
         Some(reason) => cases.iter().map(|c| not_run(c, &reason)).collect(),
         None => {
             run.reach = run.probe_reach();
+            run.unknown = run.probe_unknown();
             run.parallel(&cases)
         }
     };
@@ -267,6 +271,7 @@ impl Run<'_> {
         }
         reach::weigh_by_reach(self.reach, case, &mut state.reports);
         reach::weigh_protocol_only(self.options.pedantic, case, &mut state.reports);
+        reach::weigh_not_verified(&mut state.reports);
         if matches!(outcome, CaseOutcome::Failed | CaseOutcome::Warning) {
             outcome = CaseOutcome::of(&state.reports);
         }

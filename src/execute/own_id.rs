@@ -34,10 +34,55 @@ pub(super) enum Retried {
     /// No id of the plugin's own was had (get-session-id refused, or gave
     /// the refused id back): the refusal stays "not verified".
     NoOwnId(Vec<Call>),
-    /// The plugin took its own id: it refuses only ids of another form.
-    Accepted(Vec<Call>),
+    /// The plugin took its own id (the second field): it refuses only ids
+    /// of another form.
+    Accepted(Vec<Call>, String),
     /// It refused its own id too: a failure, for the last call.
     Refused(Vec<Call>, Finding),
+}
+
+impl Retried {
+    /// The calls made in trying again.
+    pub(super) fn into_calls(self) -> Vec<Call> {
+        match self {
+            Retried::NoOwnId(calls) | Retried::Accepted(calls, _) | Retried::Refused(calls, _) => {
+                calls
+            }
+        }
+    }
+
+    /// The note of a refusal that stays "not verified here", saying only
+    /// what the calls showed: the id the plugin took, or why no id of its
+    /// own was had; and where the host's ids come from for this plugin,
+    /// from what `info` declares (`hooks`: its own Events' ids; without:
+    /// the ids `entire attach` records, the agent's own).
+    pub(super) fn note(&self, ours: &str, hooks: bool) -> String {
+        let shown = match self {
+            Retried::Accepted(_, own) => format!(
+                "and took {own:?}, the id its own get-session-id gave: it refuses only ids of \
+                 another form"
+            ),
+            Retried::NoOwnId(calls) => match calls.last().map(|(_, _, out)| out.exit_code()) {
+                Some(Some(0)) => "and get-session-id gave no other id to try it with".to_string(),
+                Some(_) => "and get-session-id refused too, so no id of its own was had to try \
+                            it with"
+                    .to_string(),
+                None => "(its input is no JSON to try another id with)".to_string(),
+            },
+            Retried::Refused(..) => String::new(),
+        };
+        let host = if hooks {
+            "the host passes only the session ids of the plugin's own Events; session.agent \
+             restores with those"
+        } else {
+            "without hooks, the host passes only the ids `entire attach` records, the agent's \
+             own"
+        };
+        format!(
+            "write-session refused session id {ours:?}, an id of this case's making, {shown}; \
+             {host}: not verified here"
+        )
+    }
 }
 
 impl Run<'_> {
@@ -84,7 +129,7 @@ impl Run<'_> {
             outcome,
         ));
         if accepted {
-            return Retried::Accepted(calls);
+            return Retried::Accepted(calls, own);
         }
         Retried::Refused(calls, finding)
     }
@@ -103,6 +148,17 @@ impl Run<'_> {
         let outcome = self.call(&inv);
         (inv, outcome)
     }
+}
+
+/// The session id of a refused `write-session` call's input ("" when it
+/// has none).
+pub(super) fn ours(refused: &Invocation) -> String {
+    refused
+        .stdin
+        .as_ref()
+        .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok())
+        .and_then(|payload| payload.get("session_id")?.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// The `session_id` of a `get-session-id` answer, when it exited 0 with one.

@@ -42,6 +42,22 @@ impl Run<'_> {
         }
     }
 
+    /// How the plugin answers a subcommand that cannot exist
+    /// ([`reach::NO_SUCH_SUBCOMMAND`]): one call, in a sandbox of its own;
+    /// `None` when it accepted the name or could not be asked.
+    pub(super) fn probe_unknown(&self) -> Option<reach::Unknown> {
+        let sandbox = self
+            .depot
+            .take(None, "unknown-probe", WorkTree::Plain)
+            .ok()?;
+        let args = vec![reach::NO_SUCH_SUBCOMMAND.to_string()];
+        let inv = self.invocation(&sandbox, args, self.options.timeout);
+        let outcome = runner::run(&inv);
+        self.depot.dispose(sandbox);
+        let stderr = String::from_utf8_lossy(&outcome.stderr);
+        reach::Unknown::of(outcome.exit_code(), &stderr)
+    }
+
     /// Whether the agent's own library fires the hooks (see the module).
     fn library_hooks(&self) -> bool {
         let Ok(sandbox) = self.depot.take(None, "reach-probe", WorkTree::Plain) else {
@@ -139,6 +155,22 @@ pub(super) fn weigh_protocol_only(pedantic: bool, case: &Case, reports: &mut [St
             finding.set_severity(finding.severity.min(max));
             finding.kind = crate::outcome::Kind::ProtocolOnly;
             finding.message = format!("{why}: {}", finding.message);
+        }
+    }
+}
+
+/// Holds every finding "not verified here" (kind `not-verified`) at a note
+/// ([`reach::NOT_VERIFIED`]), whatever made it: the rule lives in one
+/// place, so a new producer cannot make one a warning. A hard finding (a
+/// hang, a flood) is never of this kind.
+pub(super) fn weigh_not_verified(reports: &mut [StepReport]) {
+    use crate::outcome::Kind;
+    for finding in reports.iter_mut().flat_map(|r| r.findings.iter_mut()) {
+        if finding.kind == Kind::NotVerified
+            && !finding.hard
+            && finding.severity > reach::NOT_VERIFIED
+        {
+            finding.set_severity(reach::NOT_VERIFIED);
         }
     }
 }
@@ -253,6 +285,26 @@ mod tests {
     const RESTORE: &str = "id: s.write\ntitle: t\nsteps:\n  - args: [write-session]\n";
     const INSTALL: &str = "id: h.install\ntitle: t\nsteps:\n  - args: [install-hooks]\n  - \
                            args: [uninstall-hooks]\n";
+
+    #[test]
+    fn not_verified_here_is_a_note_and_the_two_warnings_stay() {
+        let unverified =
+            Finding::warning("resolve-session-file refused in the sandbox").kind(Kind::NotVerified);
+        let capability = Finding::warning("token_calculator is unverified").kind(Kind::Unverified);
+        let own = Finding::failure("refused its own id too")
+            .rests_on(crate::outcome::finding::Evidence::OwnAnswers);
+        let mut reports = vec![report(
+            "step 1",
+            &["resolve-session-file"],
+            vec![unverified, capability, own],
+        )];
+        weigh_not_verified(&mut reports);
+        let severities: Vec<Severity> = reports[0].findings.iter().map(|f| f.severity).collect();
+        assert_eq!(
+            severities,
+            [Severity::Note, Severity::Warning, Severity::Failure]
+        );
+    }
 
     #[test]
     fn a_restore_failure_is_a_warning_for_a_plugin_without_hooks() {

@@ -42,6 +42,7 @@ impl<'a> Run<'a> {
             breaker: Breaker::new(options.fail_fast),
             corpora,
             reach: Default::default(),
+            unknown: None,
             env: &suite.env,
         }
     }

@@ -64,6 +64,7 @@ impl Run<'_> {
             fixtures: self.fixtures,
             item: None,
             transcript: None,
+            fragment_start: None,
         };
         for (name, template) in env {
             let value = Template::parse(template)
@@ -119,9 +120,14 @@ impl Run<'_> {
             ),
             None => (sandbox.work().display().to_string(), None),
         };
+        let fragment_start = state
+            .pass
+            .as_ref()
+            .map(|pass| positions::fragment_offset(&pass.name, &pass.bytes));
         Bindings {
             item,
             transcript,
+            fragment_start,
             repo: sandbox.repo().display().to_string(),
             home: sandbox.home().display().to_string(),
             tmp,
@@ -308,6 +314,7 @@ impl Run<'_> {
             empty_is_unread: empty_is_unread(case, index, state),
             agent: &agent,
             needs: crate::judge::environment::needed_variable(&inv, &outcome),
+            unknown: self.unknown.as_ref(),
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
@@ -328,10 +335,16 @@ impl Run<'_> {
                         }
                         (Judged::Checked(Vec::new(), None), Some((false, reports)))
                     }
-                    Retried::NoOwnId(calls) | Retried::Accepted(calls) => (
-                        Judged::Refused(refusal, findings),
-                        Some((true, reports(calls))),
-                    ),
+                    other => {
+                        let ours = own_id::ours(&inv);
+                        let note = other.note(&ours, self.reach.hooks);
+                        let refusal = Refusal { note, ..refusal };
+                        let calls = other.into_calls();
+                        (
+                            Judged::Refused(refusal, findings),
+                            Some((true, reports(calls))),
+                        )
+                    }
                 }
             }
             other => (other, None),

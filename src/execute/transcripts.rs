@@ -4,6 +4,7 @@
 
 use crate::execute::fold::unverified_message;
 use crate::execute::{CaseState, Pass, Run, StepEnd, conclude, refusal_finding, refused};
+use crate::host::reach::Unknown;
 use crate::judge::checks::Finding;
 use crate::outcome::Kind;
 use crate::outcome::results::{CaseOutcome, StepReport};
@@ -60,7 +61,7 @@ impl Run<'_> {
                     case,
                     each,
                     &step,
-                    have_samples,
+                    (have_samples, self.unknown.as_ref()),
                     &mut state.reports,
                 ));
             }
@@ -107,7 +108,7 @@ fn generic_refused(
     case: &Case,
     each: &EachTranscript,
     step: &str,
-    have_samples: bool,
+    (have_samples, unknown): (bool, Option<&Unknown>),
     reports: &mut [StepReport],
 ) -> String {
     let crashed = reports
@@ -118,15 +119,15 @@ fn generic_refused(
     } else {
         ("refused (or read nothing of)", "")
     };
+    if !crashed && let Some(message) = declared_missing(case, each, step, unknown, reports) {
+        return message;
+    }
     if have_samples {
         return format!(
             "the plugin {did} the generic transcript {} at {step}{how} (another agent's \
              format, which the host never sends it); its own samples were checked instead",
             each.generic
         );
-    }
-    if !crashed && let Some(message) = declared_missing(case, each, step, reports) {
-        return message;
     }
     let first = case
         .steps
@@ -191,28 +192,26 @@ fn generic_refused(
     message
 }
 
-/// A refusal that says the subcommand does not exist ("unknown
-/// subcommand"): the capability is declared but missing, reported at
-/// the host's severity for it ([`crate::host::reach::missing_capability`])
-/// on the case that carries the capability's warning, a note elsewhere.
+/// A refusal that answers as the plugin answers a subcommand that cannot
+/// exist (the gate's probe, [`crate::host::reach::is_missing`]): the
+/// capability is declared but missing, reported at the host's severity for
+/// it ([`crate::host::reach::missing_capability`]), naming what the user
+/// loses, on the case that carries the capability's warning, a note
+/// elsewhere.
 fn declared_missing(
     case: &Case,
     each: &EachTranscript,
     step: &str,
+    unknown: Option<&Unknown>,
     reports: &mut [StepReport],
 ) -> Option<String> {
     let last = reports.last()?;
-    if !crate::host::reach::names_missing_subcommand(&last.stderr_excerpt) {
+    let subcommand = last.args.first().cloned().unwrap_or_default();
+    if !crate::host::reach::is_missing(unknown, &subcommand, last.exit_code, &last.stderr_excerpt) {
         return None;
     }
     let capability = case.group();
-    let subcommand = last.args.first().cloned().unwrap_or_default();
-    let said = last
-        .stderr_excerpt
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| shorten(l.trim(), 100))
-        .unwrap_or_default();
+    let said = crate::judge::checks::last_words(&last.stderr_excerpt);
     let (severity, message) = if each.unverified == Severity::Note {
         (
             Severity::Note,
@@ -226,15 +225,20 @@ fn declared_missing(
             crate::host::reach::missing_capability(capability),
             format!(
                 "a declared capability without its subcommand: info declares {capability}, \
-                 but {subcommand} answers \"{said}\"; the host calls it, logs the failure, \
-                 and {capability} gives the user nothing (missing, not another agent's \
-                 format): implement {subcommand} or stop declaring {capability}"
+                 but {subcommand} answers \"{said}\", as the plugin answers a subcommand that \
+                 cannot exist: missing (neither another agent's format nor a refusal); the host \
+                 calls it, logs the failure, and {}: implement {subcommand} or stop declaring \
+                 {capability}",
+                crate::host::reach::missing_costs(capability)
             ),
         )
     };
     let mut finding = Finding {
         severity,
-        ..Finding::failure(message.clone()).noted()
+        ..Finding::failure(message.clone())
+            .noted()
+            .kind(Kind::MissingSubcommand)
+            .with_subject(capability)
     };
     finding.cap(case.severity);
     if let Some(last) = reports.last_mut() {
@@ -287,7 +291,7 @@ mod tests {
 
     fn weighed(case: &Case, each: &EachTranscript, stderr: &str, samples: bool) -> Vec<Finding> {
         let mut reports = refused_with(stderr);
-        generic_refused(case, each, "step 1", samples, &mut reports);
+        generic_refused(case, each, "step 1", (samples, None), &mut reports);
         reports.remove(0).findings
     }
 

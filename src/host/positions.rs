@@ -78,6 +78,16 @@ pub fn fragment(name: &str, bytes: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Where the fragment of [`fragment`] starts, as the host passes it to
+/// `--offset`: its line count before the fragment ([`fragment_start`]);
+/// 0 for one JSON document, whose fragment is the whole document.
+pub fn fragment_offset(name: &str, bytes: &[u8]) -> u64 {
+    match layout(name, bytes) {
+        Layout::Jsonl => fragment_start(bytes),
+        Layout::JsonDocument => 0,
+    }
+}
+
 /// How the file named `name` holding `bytes` is laid out: by its extension
 /// first (`.jsonl`, `.json`), else by its content (one JSON value: a
 /// document; anything else: lines).

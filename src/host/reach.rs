@@ -72,6 +72,16 @@ impl Reach {
     }
 }
 
+/// The most a finding "not verified here" weighs ([`crate::outcome`]'s
+/// kind `not-verified`: something the sandbox cannot give, an id the
+/// plugin never made, an answer to another agent's format): a note. "Could
+/// not verify here" never degrades a user command by itself. The two
+/// warnings that stay are not of this kind: the one warning per declared
+/// capability that nothing verified (kind `unverified`), and a finding
+/// where the plugin's own answers show a break (`Evidence::OwnAnswers`:
+/// its own id refused, say), which is a finding of its own.
+pub const NOT_VERIFIED: Severity = Severity::Note;
+
 /// Whether a probe of the hook install shows library-fired hooks: every
 /// `are-hooks-installed` answered `true`, `install-hooks` reported 0 and
 /// neither install nor uninstall changed a file. The hook breaks stay
@@ -120,6 +130,112 @@ pub fn names_missing_subcommand(stderr: &str) -> bool {
     ]
     .iter()
     .any(|pattern| text.contains(pattern))
+}
+
+/// The name the gate asks the plugin to run, a subcommand that cannot
+/// exist: its answer is how this plugin says "no such subcommand"
+/// ([`Unknown`]).
+pub const NO_SUCH_SUBCOMMAND: &str = "agent-conform-no-such-subcommand-7f3a9c21";
+
+/// What stands for the subcommand's name in a kept answer.
+const PLACEHOLDER: &str = "<subcommand>";
+
+/// How this plugin answers a subcommand that does not exist, as the gate
+/// heard it ([`NO_SUCH_SUBCOMMAND`]): its exit code and its stderr, with
+/// the name replaced by a placeholder. A declared capability's subcommand
+/// that answers the same is missing, whatever words the plugin's argument
+/// parser uses ("unknown subcommand", argparse's "invalid choice", a usage
+/// text): the diagnosis rests on the plugin's own answer, not on a list of
+/// phrasings ("Plugins in the wild", "A declared capability without its
+/// subcommand").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unknown {
+    /// The exit code (never 0: a plugin that accepts any name tells
+    /// nothing).
+    pub code: i32,
+    /// stderr with the name replaced, trimmed.
+    pub stderr: String,
+}
+
+impl Unknown {
+    /// The answer to [`NO_SUCH_SUBCOMMAND`]; `None` when it exited 0 or
+    /// was killed (nothing to compare with).
+    pub fn of(code: Option<i32>, stderr: &str) -> Option<Unknown> {
+        let code = code.filter(|c| *c != 0)?;
+        Some(Unknown {
+            code,
+            stderr: placeheld(stderr, NO_SUCH_SUBCOMMAND),
+        })
+    }
+
+    /// Whether a call of `subcommand` that exited `code` with `stderr`
+    /// answered as the plugin answers a subcommand that does not exist.
+    /// The name is replaced everywhere, or only where the made-up name
+    /// stood (its first place: a usage text that lists every subcommand,
+    /// the missing one too, lists it in both answers).
+    pub fn same(&self, subcommand: &str, code: Option<i32>, stderr: &str) -> bool {
+        let first = || {
+            stderr
+                .replacen(subcommand, PLACEHOLDER, 1)
+                .trim()
+                .to_string()
+        };
+        code == Some(self.code)
+            && !subcommand.is_empty()
+            && (placeheld(stderr, subcommand) == self.stderr || first() == self.stderr)
+    }
+}
+
+/// `stderr` with `name` replaced by the placeholder, trimmed (a trailing
+/// newline is no difference).
+fn placeheld(stderr: &str, name: &str) -> String {
+    if name.is_empty() {
+        return stderr.trim().to_string();
+    }
+    stderr.replace(name, PLACEHOLDER).trim().to_string()
+}
+
+/// Whether a refusal of a declared capability's `subcommand` (exit `code`,
+/// `stderr`) says that the subcommand is missing: it answered as the plugin
+/// answers a name that cannot exist ([`Unknown::same`]); without that
+/// answer (the plugin accepted the made-up name), when it says so in words
+/// ([`names_missing_subcommand`]).
+pub fn is_missing(
+    unknown: Option<&Unknown>,
+    subcommand: &str,
+    code: Option<i32>,
+    stderr: &str,
+) -> bool {
+    match unknown {
+        Some(unknown) => unknown.same(subcommand, code, stderr),
+        None => code != Some(0) && names_missing_subcommand(stderr),
+    }
+}
+
+/// The user command a missing capability costs, for its message ("What
+/// the host does with each answer", "What each answer costs the user").
+pub fn missing_costs(capability: &str) -> &'static str {
+    match capability {
+        "hooks" => "every hook fails, so no session is recorded after `entire enable`",
+        "text_generator" => "`entire explain --generate` fails (\"Failed to generate summary\")",
+        "hook_response_writer" => "the SessionStart hook fails",
+        "token_calculator" => {
+            "every checkpoint is saved without token counts, which `entire explain` then lacks"
+        }
+        "subagent_aware_extractor" => {
+            "every checkpoint is saved without its subagents' files and token counts"
+        }
+        "transcript_analyzer" => {
+            "every checkpoint is saved without its prompts and modified files (commit trailers, \
+             `entire explain`)"
+        }
+        "compact_transcript" => {
+            "every checkpoint is saved without its compact copy, which `entire explain \
+             --generate` summarises"
+        }
+        "transcript_preparer" => "the transcript is read unprepared at every turn's end",
+        _ => "the capability gives the user nothing",
+    }
 }
 
 /// What a declared capability whose subcommand is missing costs the user
@@ -181,5 +297,48 @@ mod tests {
         assert!(!names_missing_subcommand("not a transcript of ours"));
         assert_eq!(missing_capability("token_calculator"), Severity::Warning);
         assert_eq!(missing_capability("hooks"), Severity::Failure);
+    }
+
+    #[test]
+    fn a_subcommand_that_answers_as_a_made_up_one_is_missing() {
+        let argparse = |name: &str| {
+            format!(
+                "usage: entire-agent-x [-h] {{info,detect}}\nentire-agent-x: error: argument \
+                 command: invalid choice: '{name}' (choose from 'info', 'detect')\n"
+            )
+        };
+        let unknown = Unknown::of(Some(2), &argparse(NO_SUCH_SUBCOMMAND));
+        let unknown = unknown.as_ref();
+        assert!(unknown.is_some());
+        // The same words and exit: missing, though no phrasing is known.
+        let missing = argparse("calculate-tokens");
+        assert!(is_missing(unknown, "calculate-tokens", Some(2), &missing));
+        assert!(!names_missing_subcommand(&missing));
+        // A usage text that lists every subcommand, the missing one too.
+        let listed =
+            |name: &str| format!("x: {name}: unknown; subcommands: info, calculate-tokens");
+        let in_usage = Unknown::of(Some(2), &listed(NO_SUCH_SUBCOMMAND));
+        assert!(is_missing(
+            in_usage.as_ref(),
+            "calculate-tokens",
+            Some(2),
+            &listed("calculate-tokens")
+        ));
+        // Another exit, or another text (a refusal of the transcript): not.
+        assert!(!is_missing(unknown, "calculate-tokens", Some(1), &missing));
+        assert!(!is_missing(
+            unknown,
+            "calculate-tokens",
+            Some(2),
+            "not a transcript of ours"
+        ));
+        // A plugin that accepts any name tells nothing: the words decide.
+        assert_eq!(Unknown::of(Some(0), ""), None);
+        assert!(is_missing(
+            None,
+            "calculate-tokens",
+            Some(2),
+            "unknown subcommand: calculate-tokens"
+        ));
     }
 }

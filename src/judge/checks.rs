@@ -149,30 +149,48 @@ fn raw_unread(ctx: &StepContext<'_>, out: &Outcome) -> Option<Refusal> {
     })
 }
 
-/// A call of a declared capability's subcommand that answers "unknown
-/// subcommand": the capability is missing, at the host's severity for it
-/// (host::reach).
+/// A call of a declared capability's subcommand that answers as the
+/// plugin answers a subcommand that cannot exist (the gate's probe,
+/// [`crate::host::reach::is_missing`]): the capability is missing, at the
+/// host's severity for it (host::reach), naming what the user loses.
 fn missing_subcommand(ctx: &StepContext<'_>, out: &Outcome) -> Option<Finding> {
     let capability = ctx.capability?;
+    let subcommand = ctx.step.args.as_ref()?.first()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if !crate::host::reach::names_missing_subcommand(&stderr) {
+    if !crate::host::reach::is_missing(ctx.unknown, subcommand, out.exit_code(), &stderr) {
         return None;
     }
-    let said = stderr
+    let said = last_words(&stderr);
+    let message = format!(
+        "a declared capability without its subcommand: info declares {capability}, but \
+         {subcommand} exited {} with \"{said}\", as the plugin answers a subcommand that \
+         cannot exist: missing (neither another agent's format nor a refusal); the host calls it, \
+         logs the failure, and {}: implement {subcommand} or stop declaring {capability}",
+        status_text(out),
+        crate::host::reach::missing_costs(capability),
+    );
+    Some(
+        Finding {
+            severity: crate::host::reach::missing_capability(capability),
+            ..Finding::failure(message)
+        }
+        .kind(crate::outcome::Kind::MissingSubcommand)
+        .with_subject(capability),
+    )
+}
+
+/// The line of stderr that says most: the last non-empty one (an argument
+/// parser's error comes after its usage line), at most 160 characters.
+pub fn last_words(stderr: &str) -> String {
+    let line = stderr
         .lines()
-        .find(|l| !l.trim().is_empty())
+        .rfind(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    let message = format!(
-        "a declared capability without its subcommand: info declares {capability}, but the \
-         call exited {} with \"{said}\"; the host calls it and {capability} gives the user \
-         nothing (missing): implement it or stop declaring {capability}",
-        status_text(out)
-    );
-    Some(Finding {
-        severity: crate::host::reach::missing_capability(capability),
-        ..Finding::failure(message)
-    })
+    match line.char_indices().nth(160) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
 }
 
 /// Every value zero: `{}`, `null`, 0, "", false, empty lists, all the way

@@ -48,6 +48,9 @@ pub struct StepContext<'a> {
     /// The variable the plugin's clean refusal names that the sandbox does
     /// not set (see [`crate::judge::environment`]).
     pub needs: Option<String>,
+    /// How the plugin answers a subcommand that cannot exist, when the
+    /// gate could tell ([`crate::host::reach::Unknown`]).
+    pub unknown: Option<&'a crate::host::reach::Unknown>,
 }
 
 /// The verdict on one step.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::host::Severity;
 use crate::host::positions;
-use crate::outcome::finding::Finding;
+use crate::outcome::finding::{Finding, Kind};
 use crate::suite::template::{Bindings, Template};
 
 use super::values::select;
@@ -15,7 +15,7 @@ use super::values::select;
 /// each must be the host's line count of `file` (a template). A JSONL
 /// transcript weighs `severity`; one JSON document a note. On a `foreign`
 /// transcript (the generic one, in another agent's format) an answer that
-/// is the file's size in bytes is "not verified here" (a warning at most):
+/// is the file's size in bytes is "not verified here" (a note):
 /// a plugin that does not read the format can only measure the file
 /// (docs/host.md "Plugins in the wild": the host never sends another
 /// agent's transcript); the plugin's own samples judge it in full.
@@ -40,8 +40,10 @@ pub fn host_lines(
         .filter_map(|(at, value)| {
             let value = value.cloned().unwrap_or(Value::Null);
             let (mut weight, mut message) = positions::judge(&path, &bytes, &value, "the value")?;
+            let mut kind = Kind::Check;
             if foreign && value.as_u64() == Some(bytes.len() as u64) {
-                weight = weight.min(Severity::Warning);
+                weight = weight.min(crate::host::reach::NOT_VERIFIED);
+                kind = Kind::NotVerified;
                 message = format!(
                     "not verified here: {message}; but this is the generic transcript, in \
                      another agent's format, which the host never sends: a plugin that does not \
@@ -51,7 +53,7 @@ pub fn host_lines(
             }
             let finding = Finding {
                 severity: weight.min(severity),
-                ..Finding::failure(format!("at {at}: {message}"))
+                ..Finding::failure(format!("at {at}: {message}")).kind(kind)
             };
             Some(finding.diff(
                 format!("{} (the host's line count)", positions::line_count(&bytes)),

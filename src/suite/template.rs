@@ -32,10 +32,15 @@ pub enum Var {
     Transcript,
     /// `{{transcript_name}}`: its file name.
     TranscriptName,
+    /// `{{fragment_start}}`: the host's line count where a checkpoint's
+    /// fragment of the current transcript starts (the lines before
+    /// `current_transcript_fragment`; 0 for one JSON document), as the host
+    /// passes it to `--offset`.
+    FragmentStart,
 }
 
 /// The names accepted before the colon, for error messages.
-const KNOWN: &str = "repo, home, tmp, item, transcript, transcript_name, info:/POINTER, capture:NAME, base64:FIXTURE";
+const KNOWN: &str = "repo, home, tmp, item, transcript, transcript_name, fragment_start, info:/POINTER, capture:NAME, base64:FIXTURE";
 
 /// A parsed template: literal text and placeholders.
 #[derive(Debug, Clone)]
@@ -68,6 +73,8 @@ pub struct Bindings<'a> {
     /// The current transcript's path and file name, in a
     /// `for_each_transcript` case.
     pub transcript: Option<(String, String)>,
+    /// `{{fragment_start}}`, in a `for_each_transcript` case.
+    pub fragment_start: Option<u64>,
 }
 
 impl Template {
@@ -143,6 +150,7 @@ fn parse_var(inner: &str) -> Result<Var, String> {
         ("item", None) => Var::Item,
         ("transcript", None) => Var::Transcript,
         ("transcript_name", None) => Var::TranscriptName,
+        ("fragment_start", None) => Var::FragmentStart,
         ("info", Some(p)) if p.is_empty() || p.starts_with('/') => Var::Info(p.to_string()),
         ("capture", Some(n)) if !n.is_empty() => Var::Capture(n.to_string()),
         ("base64", Some(f)) if !f.is_empty() => Var::Base64(f.to_string()),
@@ -176,6 +184,12 @@ fn expand_var(var: &Var, b: &Bindings<'_>) -> Result<String, String> {
             Some((path, _)) if *var == Var::Transcript => path.clone(),
             Some((_, name)) => name.clone(),
             None => return Err("{{transcript}} is used outside a for_each_transcript case".into()),
+        },
+        Var::FragmentStart => match b.fragment_start {
+            Some(start) => start.to_string(),
+            None => {
+                return Err("{{fragment_start}} is used outside a for_each_transcript case".into());
+            }
         },
         Var::Base64(name) => match b.fixtures.get(name) {
             Some(bytes) => base64::engine::general_purpose::STANDARD.encode(bytes),

@@ -322,10 +322,14 @@ impl<'p, 'r> Play<'p, 'r> {
     /// Adds a finding to the last step of the timeline; a failure ends the
     /// replay only where the host could not go on either (`stop`).
     fn find(&mut self, severity: Severity, message: String) {
-        let finding = Finding {
+        self.add(Finding {
             severity,
             ..Finding::failure(message)
-        };
+        });
+    }
+
+    /// Adds `finding` to the last step of the timeline.
+    fn add(&mut self, finding: Finding) {
         match self.state.reports.last_mut() {
             Some(last) => last.findings.push(finding),
             None => self

@@ -171,7 +171,8 @@ impl Play<'_, '_> {
             let message = "resolve-session-file refused in the sandbox, where the agent never ran \
                            (its own store may be missing): not verified here; the restore goes on \
                            with a file inside the session directory";
-            self.find(Severity::Warning, message.to_string());
+            let finding = Finding::note(message).kind(crate::outcome::Kind::NotVerified);
+            self.add(finding);
             return Some(format!("{dir}/{id}.agent-conform"));
         }
         let json = self.decoded("resolve-session-file", &answer, Severity::Failure)?;
