@@ -155,7 +155,13 @@ fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
         let task = &tasks[n];
         let run = &runs[open[task.plugin]];
         let remaining = &remaining[task.plugin][task.case];
-        let finished = run.case(cases[task.case], task.unit, Some(task.local), remaining);
+        let finished = run.case(
+            cases[task.case],
+            task.unit,
+            Some(task.local),
+            remaining,
+            None,
+        );
         if let Ok(mut slot) = slots[task.plugin][task.case].lock() {
             slot[task.unit.unwrap_or(0)] = Some(finished);
         }

@@ -36,6 +36,7 @@ use crate::suite::generate::Input;
 use crate::suite::schema::Schemas;
 
 mod actions;
+mod answers;
 pub mod breaker;
 pub mod conflicts;
 pub mod discover;
@@ -213,9 +214,10 @@ impl Run<'_> {
         unit: Option<usize>,
         task: Option<usize>,
         remaining: &AtomicUsize,
+        group: Option<&mut Group>,
     ) -> Finished {
         self.progress.started(&case.id);
-        let finished = self.run_case(case, unit, task);
+        let finished = self.run_case(case, unit, task, group);
         self.breaker
             .finished(&case.id, finished.report.outcome == CaseOutcome::Failed);
         if unit.is_none() || remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
@@ -232,8 +234,17 @@ impl Run<'_> {
     }
 
     /// Runs one case (or one unit of a split round trip); returns its report,
-    /// the last step's stdout JSON and the unit's tally.
-    fn run_case(&self, case: &Case, unit: Option<usize>, task: Option<usize>) -> Finished {
+    /// the last step's stdout JSON and the unit's tally. A case of a
+    /// `group` runs in the group's sandbox, renewed, and shares its answers
+    /// (see [`answers`]); it leaves the sandbox to the next one unless it
+    /// keeps it.
+    fn run_case(
+        &self,
+        case: &Case,
+        unit: Option<usize>,
+        task: Option<usize>,
+        mut group: Option<&mut Group>,
+    ) -> Finished {
         crate::running::interrupt::hold_if_interrupted();
         let start = Instant::now();
         let stopped = |outcome| Finished {
@@ -252,15 +263,20 @@ impl Run<'_> {
         if let Some(reason) = scope.as_ref().and_then(|s| outside(case, s)) {
             return stopped(CaseOutcome::Skipped(reason));
         }
-        let taken = self
-            .depot
-            .take(task, &sandbox_prefix(&case.id), case.work_tree);
+        let held = group.as_mut().and_then(|g| g.sandbox.take());
+        let taken = match held.map(|s| s.renew().map(|()| s)) {
+            Some(Ok(sandbox)) => Ok(sandbox),
+            _ => self
+                .depot
+                .take(task, &sandbox_prefix(&case.id), case.work_tree),
+        };
         let mut sandbox = match taken {
             Ok(sandbox) => sandbox,
             Err(reason) => return stopped(CaseOutcome::NotRun(reason)),
         };
         let mut state = CaseState {
             unit,
+            answers: group.as_ref().map(|g| g.answers.clone()),
             ..CaseState::default()
         };
         state.user.set_own_files(self.own_files, &sandbox);
@@ -306,7 +322,12 @@ impl Run<'_> {
         kept::release(&mut report.steps);
         report.duration = start.elapsed();
         report.ran = vec![(start, Instant::now())];
-        self.depot.dispose(sandbox);
+        match group {
+            Some(group) if report.sandbox.is_none() && !self.options.keep_temp => {
+                group.sandbox = Some(sandbox);
+            }
+            _ => self.depot.dispose(sandbox),
+        }
         Finished {
             report,
             json: state.last_json,
@@ -508,9 +529,24 @@ struct Pass {
     tmp: PathBuf,
 }
 
+/// Cases that run one after another in one sandbox, renewed between them,
+/// and share their answers (see [`answers`]).
+#[derive(Default)]
+struct Group {
+    /// The sandbox the last case left, to renew for the next.
+    sandbox: Option<Sandbox>,
+    answers: Arc<answers::Answers>,
+}
+
 /// What the case keeps between steps.
 #[derive(Default)]
 struct CaseState {
+    /// The answers the case shares with the others of its group, if any.
+    answers: Option<Arc<answers::Answers>>,
+    /// The calls the case made or was answered so far (see [`answers`]).
+    asked: std::collections::HashSet<u64>,
+    /// The case that made the current step's call, when its answer is shared.
+    answered_by: Option<String>,
     /// The unit of a split round trip this run is (its input's index).
     unit: Option<usize>,
     /// Why a host session replay could not verify the agent session.

@@ -35,30 +35,43 @@ impl Run<'_> {
         let remaining: Vec<AtomicUsize> = units.iter().map(|&n| AtomicUsize::new(n)).collect();
         // A deliberate wait first, then the longest work, so that no worker
         // is left with a long case at the end while the others idle; the
-        // report keeps suite order.
-        let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
-        for (i, &n) in units.iter().enumerate() {
-            match n {
-                0 => tasks.push((i, None)),
-                n => tasks.extend((0..n).map(|u| (i, Some(u)))),
+        // report keeps suite order. The cases that may share answers are
+        // one task, run one after another (see `answers`).
+        let mut tasks: Vec<(Vec<usize>, Option<usize>)> = Vec::new();
+        for group in sharing(cases, &units) {
+            match units[group[0]] {
+                0 => tasks.push((group, None)),
+                n => tasks.extend((0..n).map(|u| (group.clone(), Some(u)))),
             }
         }
-        tasks.sort_by_key(|&(i, _)| Reverse(self.order(cases[i], units[i])));
-        let plan = tasks.iter().map(|&(i, _)| {
-            let case = cases[i];
+        let order = |(group, unit): &(Vec<usize>, Option<usize>)| {
+            let units = unit.map_or(0, |_| units[group[0]]);
+            let each = group.iter().map(|&i| self.order(cases[i], units));
+            let wait = each.clone().map(|o| o.0).max().unwrap_or_default();
+            (wait, each.map(|o| o.1).sum::<usize>())
+        };
+        tasks.sort_by_key(|task| Reverse(order(task)));
+        let plan = tasks.iter().map(|(group, _)| {
+            let case = cases[group[0]];
             self.declared(case)
                 .then(|| (sandbox_prefix(&case.id), case.work_tree))
         });
         self.depot.plan(plan.collect());
         let lenders = tasks
             .iter()
-            .filter(|&&(i, _)| !deliberate_wait(cases[i]).is_zero())
+            .filter(|(group, _)| group.iter().any(|&i| !deliberate_wait(cases[i]).is_zero()))
             .count();
         pool::run(tasks.len(), self.options.jobs, lenders, |n| {
-            let (i, unit) = tasks[n];
-            let finished = self.case(cases[i], unit, Some(n), &remaining[i]);
-            if let Ok(mut slot) = slots[i].lock() {
-                slot[unit.unwrap_or(0)] = Some(finished);
+            let (group, unit) = &tasks[n];
+            let mut shared = (group.len() > 1).then(super::Group::default);
+            for &i in group {
+                let finished = self.case(cases[i], *unit, Some(n), &remaining[i], shared.as_mut());
+                if let Ok(mut slot) = slots[i].lock() {
+                    slot[unit.unwrap_or(0)] = Some(finished);
+                }
+            }
+            if let Some(sandbox) = shared.and_then(|g| g.sandbox) {
+                self.depot.dispose(sandbox);
             }
         });
         self.assemble(slots, cases)
@@ -219,4 +232,25 @@ impl Run<'_> {
         };
         property + replay + steps * passes
     }
+}
+
+/// The cases in groups, in suite order: those with the same
+/// [`Case::share_key`] together (a case split into units, or without a
+/// key, alone).
+fn sharing(cases: &[&Case], units: &[usize]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_key: std::collections::HashMap<String, usize> = Default::default();
+    for (i, case) in cases.iter().enumerate() {
+        let key = case.share_key().filter(|_| units[i] == 0);
+        match key.as_ref().and_then(|k| by_key.get(k)) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                if let Some(key) = key {
+                    by_key.insert(key, groups.len());
+                }
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
 }

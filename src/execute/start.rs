@@ -54,7 +54,8 @@ impl<'a> Run<'a> {
         let mut reports = Vec::new();
         let mut blocked = None;
         for gate in gates {
-            let Finished { report, json, .. } = self.case(gate, None, None, &AtomicUsize::new(0));
+            let Finished { report, json, .. } =
+                self.case(gate, None, None, &AtomicUsize::new(0), None);
             if report.outcome == CaseOutcome::Failed {
                 blocked.get_or_insert_with(|| {
                     format!("not run: {} failed ({})", report.id, report.summary_line())
@@ -87,7 +88,9 @@ pub(super) fn run_report(
     let deliberate_wait = super::late_stdin::longest_wait(suite_cases, &reports);
     let invocations = reports
         .iter()
-        .flat_map(|c| c.steps.iter().map(|s| s.duration))
+        .flat_map(|c| &c.steps)
+        .filter(|s| s.answered_by.is_none())
+        .map(|s| s.duration)
         .sum();
     RunReport {
         plugin: plugin.to_path_buf(),

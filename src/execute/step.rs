@@ -225,7 +225,7 @@ impl Run<'_> {
     ) -> StepEnd {
         match self.ready(case, index, item, sandbox, state) {
             Ok(ready) => {
-                let outcome = self.call(&ready.inv);
+                let outcome = self.ask(&case.id, &ready.inv, sandbox, state);
                 self.judged(case, index, item, sandbox, state, ready, outcome)
             }
             Err(end) => end,
@@ -318,6 +318,7 @@ impl Run<'_> {
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
+        report.answered_by = state.answered_by.take();
         let (verdict, retried) = match verdict {
             Judged::Refused(refusal, findings) if refusal.own_id => {
                 let reports = |calls: Vec<own_id::Call>| -> Vec<StepReport> {
@@ -569,6 +570,7 @@ pub(super) fn step_report(
             .stdin
             .as_deref()
             .map(|b| crate::outcome::results::Sent::of(b.as_slice())),
+        answered_by: None,
     }
 }
 

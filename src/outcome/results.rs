@@ -101,6 +101,13 @@ pub struct StepReport {
     /// report's `command` names the saved file instead).
     #[serde(skip)]
     pub sent: Option<Sent>,
+    /// The case whose call gave this answer, when this step did not start
+    /// the plugin itself: the same command line, environment and stdin in
+    /// the same sandbox state were asked there first, and the answer is
+    /// shared (see `execute::answers`). The step is reported as its case
+    /// saw it; [`RunReport::calls`] counts the call once, where it was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
 }
 
 /// The stdin of an invocation, as a report shows it: inline when it is
@@ -149,6 +156,7 @@ impl StepReport {
     /// Whether this step started the plugin (see [`RunReport::calls`]).
     pub fn made_a_call(&self) -> bool {
         matches!(self.termination.as_str(), "exited" | "signal" | "timed-out")
+            && self.answered_by.is_none()
     }
 
     /// A step with no invocation behind it (a harness action, a call that
@@ -169,6 +177,7 @@ impl StepReport {
             stderr_excerpt: String::new(),
             findings,
             sent: None,
+            answered_by: None,
         }
     }
 }

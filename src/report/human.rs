@@ -183,9 +183,13 @@ impl Human {
             for step in &case.steps {
                 // The short command: the full one (directory, environment,
                 // stdin) is in the JSON report and the reproduce script.
+                let shared = step
+                    .answered_by
+                    .as_ref()
+                    .map_or(String::new(), |by| format!(" (the answer of {by}'s call)"));
                 let _ = writeln!(
                     out,
-                    "       {} exit {} in {:.1} ms, stdout {} B, stderr {} B{}",
+                    "       {}{shared} exit {} in {:.1} ms, stdout {} B, stderr {} B{}",
                     step.name,
                     step.exit_code
                         .map_or(step.termination.clone(), |c| c.to_string()),

@@ -12,4 +12,5 @@ pub mod rerun;
 pub mod runner;
 pub mod runs;
 pub mod sandbox;
+pub mod state;
 pub mod worktree;

@@ -79,6 +79,46 @@ impl Sandbox {
             work_tree,
         };
         interrupt::track_sandbox(&sandbox.root, &entry);
+        sandbox.populate()?;
+        Ok(sandbox)
+    }
+
+    /// Makes the sandbox new again where it stands: everything under its
+    /// root removed and laid out afresh, as [`Sandbox::create_in`] lays it
+    /// out. The same paths, so the same command lines: the cases that share
+    /// answers run one after the other in one sandbox renewed between them
+    /// (see `execute::answers`). Its confinement stays, since the root
+    /// stays.
+    pub fn renew(&self) -> io::Result<()> {
+        for entry in fs::read_dir(&self.root)? {
+            remove(&entry?.path())?;
+        }
+        self.populate()
+    }
+
+    /// The fingerprint of what a call can observe of the sandbox (see
+    /// [`crate::running::state`]).
+    pub fn state(&self) -> io::Result<u64> {
+        crate::running::state::print(&self.root)
+    }
+
+    /// A copy of the sandbox's tree (see [`crate::running::state::Tree`]).
+    pub fn capture(&self) -> io::Result<crate::running::state::Tree> {
+        crate::running::state::Tree::capture(&self.root)
+    }
+
+    /// Lays `tree` down as the sandbox's tree, in place of what it holds.
+    pub fn restore(&self, tree: &crate::running::state::Tree) -> io::Result<()> {
+        tree.restore(&self.root)?;
+        let used = crate::running::bounds::baseline(&self.root);
+        self.measured
+            .store(used, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Lays out a new sandbox's tree under its root.
+    fn populate(&self) -> io::Result<()> {
+        let sandbox = self;
         for sub in [
             sandbox.repo(),
             sandbox.home(),
@@ -94,14 +134,18 @@ impl Sandbox {
         for (_, path) in sandbox.home_dirs() {
             fs::create_dir_all(path)?;
         }
-        crate::running::worktree::make(&sandbox.root.join(NEST), work_tree, git_skeleton()?)?;
+        crate::running::worktree::make(
+            &sandbox.root.join(NEST),
+            sandbox.work_tree,
+            git_skeleton()?,
+        )?;
         // Made off the workers' path (see the depot module): the first call in
         // the sandbox need not walk it.
         let used = crate::running::bounds::baseline(&sandbox.root);
         sandbox
             .measured
             .store(used, std::sync::atomic::Ordering::Relaxed);
-        Ok(sandbox)
+        Ok(())
     }
 
     /// Empties the repository (keeping `.git`) and HOME, as if new.

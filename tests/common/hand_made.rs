@@ -37,6 +37,7 @@ pub fn step(name: &str, findings: Vec<Finding>) -> StepReport {
         stderr_excerpt: String::new(),
         findings,
         sent: None,
+        answered_by: None,
     }
 }
 

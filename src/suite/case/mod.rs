@@ -19,6 +19,7 @@
 mod assert;
 mod load;
 mod recording;
+mod share;
 mod validate;
 
 use std::collections::BTreeMap;
