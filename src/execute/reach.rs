@@ -25,6 +25,10 @@ use crate::outcome::results::StepReport;
 use crate::running::runner;
 use crate::suite::case::{Case, Source};
 
+/// The least time the probe of a subcommand that cannot exist is given
+/// ([`Run::probe_unknown`]): a plugin's start-up on a loaded machine.
+const UNKNOWN_PROBE_FLOOR: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Run<'_> {
     /// The reach facts of this plugin, from `info` and the probe.
     pub(super) fn probe_reach(&self) -> Reach {
@@ -51,7 +55,14 @@ impl Run<'_> {
             .take(None, "unknown-probe", WorkTree::Plain)
             .ok()?;
         let args = vec![reach::NO_SUCH_SUBCOMMAND.to_string()];
-        let inv = self.invocation(&sandbox, args, self.options.timeout);
+        // The harness's question, not the host's: bounded by a few of the
+        // plugin's own start-ups (its `info` at the gate), so that a plugin
+        // that hangs on every subcommand costs the run little. Unanswered,
+        // it tells nothing, and a missing subcommand is told by its words.
+        let deadline = (self.info_elapsed * 4)
+            .max(UNKNOWN_PROBE_FLOOR)
+            .min(self.options.timeout);
+        let inv = self.invocation(&sandbox, args, deadline);
         let outcome = runner::run(&inv);
         self.depot.dispose(sandbox);
         let stderr = String::from_utf8_lossy(&outcome.stderr);
