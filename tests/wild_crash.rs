@@ -71,6 +71,7 @@ fn a_crash_on_another_agents_transcript_is_crashed_never_a_clean_refusal() {
         set(&[
             "transcript_analyzer.modified-files",
             "transcript_analyzer.modified-files-at-end",
+            "transcript_analyzer.modified-files-from-offset",
             "transcript_analyzer.prompts",
             "transcript_analyzer.summary",
             // extract-summary, which the host never calls: protocol-only.

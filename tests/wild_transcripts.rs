@@ -63,6 +63,7 @@ fn own_transcript_format_without_samples_passes_with_unverified_warnings() {
             "core.chunk.round-trip",
             "transcript_analyzer.modified-files",
             "transcript_analyzer.modified-files-at-end",
+            "transcript_analyzer.modified-files-from-offset",
             "transcript_analyzer.prompts",
             "transcript_analyzer.summary",
             "token_calculator.past-end",
@@ -88,7 +89,10 @@ fn own_transcript_format_with_samples_gets_the_full_transcript_checks() {
         outcome(&run, "note"),
         set(&[
             "transcript_analyzer.position",
-            "transcript_analyzer.modified-files"
+            "transcript_analyzer.modified-files",
+            // A checkpoint's lines alone are no JSON document: what it finds
+            // from the offset is not verified here.
+            "transcript_analyzer.modified-files-from-offset",
         ])
     );
     assert_eq!(run.code, 0);
@@ -216,14 +220,12 @@ fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_ver
     passes_with(
         "dbstore",
         &[],
-        &[
-            "token_calculator.from-start",
-            "transcript_analyzer.position",
-            "transcript_analyzer.summary",
-        ],
+        &["token_calculator.from-start", "transcript_analyzer.summary"],
         &[
             "token_calculator.past-end",
             "transcript_analyzer.modified-files",
+            // The byte position: not verified here, a note.
+            "transcript_analyzer.position",
             "transcript_analyzer.prompts",
         ],
     );
@@ -234,16 +236,21 @@ fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_ver
         "{message}"
     );
     // Its position of the generic transcript is the file's size: not
-    // verified here either, a warning that says why.
+    // verified here either, a note that says why.
     let message = run.messages("transcript_analyzer.position");
     assert!(
         message.contains("not verified here") && message.contains("can only measure the file"),
         "{message}"
     );
-    // The twin: a plugin that reads the format and answers a wrong position.
+    // The twin: a plugin that reads the format and answers byte positions
+    // fails where its own Events show it (the replay's turns), and where
+    // the host uses a position (the files from a checkpoint's start).
     twin_fails(
-        "position-wrong-current",
-        &["transcript_analyzer.modified-files"],
-        "current_position",
+        "position-in-bytes",
+        &[
+            "session.agent",
+            "transcript_analyzer.modified-files-from-offset",
+        ],
+        "the host counts",
     );
 }
