@@ -580,11 +580,19 @@ fn git(args: &[&str], dir: &Path) -> io::Result<Result<(), String>> {
     Ok(git_output(args, dir)?.map(|_| ()))
 }
 
-/// Runs git in `dir`: its stdout, or git's own complaint.
+/// Runs git in `dir`: its stdout, or git's own complaint. Neither the
+/// user's nor the system's git config plays a part, and git starts no
+/// maintenance of its own: a `git maintenance run --auto --detach` left by
+/// the harness's commit would outlive its case and be taken for the
+/// plugin's process left running in the next case of the same sandbox.
 fn git_output(args: &[&str], dir: &Path) -> io::Result<Result<Vec<u8>, String>> {
+    let quiet = ["-c", "maintenance.auto=false", "-c", "gc.auto=0"];
     let output = Command::new("git")
+        .args(quiet)
         .args(args)
         .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE")
