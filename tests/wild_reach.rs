@@ -148,3 +148,42 @@ fn get_session_dir_is_asked_again_before_every_write_on_the_newest_hosts() {
         set(&["discovery.info", "session.agent"])
     );
 }
+
+/// info.name and the file name: the host registers a plugin under its file
+/// name and every lookup uses that key. Without hooks nothing breaks (a
+/// note that says the host uses the file name; `--strict` passes); with
+/// hooks, interactive setup compares the key with info.name and reinstalls
+/// the hooks at every `entire enable` (a warning that says so).
+#[test]
+fn a_name_other_than_the_file_name_is_a_note_without_hooks_and_a_warning_with_them() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let wild = common::plugin("wild");
+    let renamed = dir.path().join("entire-agent-renamed");
+    std::fs::copy(wild.join("entire-agent-nocalc"), &renamed).expect("copies");
+    for helper in ["wildbase.py", "wildio.py"] {
+        std::fs::copy(wild.join(helper), dir.path().join(helper)).expect("copies");
+    }
+    let hookless = run_json(&renamed, &["--strict", "--only", "discovery.*"], &[]);
+    assert_eq!(hookless.code, 0, "--strict passes");
+    assert_eq!(
+        outcome(&hookless, "note"),
+        set(&["discovery.info-name-matches"])
+    );
+    let said = hookless.messages("discovery.info-name-matches");
+    assert!(
+        said.contains("registers and finds the plugin by the file name")
+            && said.contains("nothing breaks"),
+        "{said}"
+    );
+    let fault = [("ENTIRE_AGENT_REFERENCE_FAULT", "info-name-mismatch")];
+    let hooked = run_json(&common::reference(), &["--only", "discovery.*"], &fault);
+    assert_eq!(
+        outcome(&hooked, "warning"),
+        set(&["discovery.info-name-matches"])
+    );
+    let said = hooked.messages("discovery.info-name-matches");
+    assert!(
+        said.contains("interactive setup") && said.contains("reinstalls this plugin's hooks"),
+        "{said}"
+    );
+}

@@ -192,3 +192,28 @@ fn refused_own(ours: &str, own: &str, outcome: &Outcome) -> Finding {
         crate::judge::checks::status_text(outcome),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The note names only causes the calls showed: without hooks, no
+    /// Events and no parse-hook (it has none), but the ids `entire attach`
+    /// records; with hooks, the plugin's own Events.
+    #[test]
+    fn a_refusal_note_names_only_what_the_plugin_has() {
+        let took = Retried::Accepted(Vec::new(), "ow-1".into());
+        let without = took.note("sess-1", false);
+        assert!(without.contains("`entire attach` records"), "{without}");
+        assert!(without.contains("took \"ow-1\""), "{without}");
+        for unseen in ["Events", "parse-hook"] {
+            assert!(!without.contains(unseen), "{unseen}: {without}");
+        }
+        let with = took.note("sess-1", true);
+        assert!(with.contains("the plugin's own Events"), "{with}");
+        assert!(!with.contains("entire attach"), "{with}");
+        let none = Retried::NoOwnId(Vec::new()).note("sess-1", false);
+        assert!(none.contains("its input is no JSON"), "{none}");
+        assert!(!none.contains("parse-hook"), "{none}");
+    }
+}
