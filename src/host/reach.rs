@@ -72,7 +72,7 @@ impl Reach {
     }
 }
 
-/// The most a finding "not verified here" weighs ([`crate::outcome`]'s
+/// The most a finding "not verified here" weighs (the finding
 /// kind `not-verified`: something the sandbox cannot give, an id the
 /// plugin never made, an answer to another agent's format): a note. "Could
 /// not verify here" never degrades a user command by itself. The two
