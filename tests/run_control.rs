@@ -72,7 +72,8 @@ fn a_subcommand_that_timed_out_is_not_called_again() {
         "--only",
         "core.reassemble.*",
     ];
-    let mut args = vec!["--timeout", "0.5", "-j", "1", "--no-confine"];
+    // --pedantic: the reassemble cases are protocol-only (never-sent inputs).
+    let mut args = vec!["--timeout", "0.5", "-j", "1", "--no-confine", "--pedantic"];
     args.extend(only);
     let (run, mut calls) = run_hanging(&args);
     calls.sort();
@@ -123,7 +124,8 @@ fn a_subcommand_that_timed_out_is_not_called_again() {
 #[test]
 fn a_plugin_that_hangs_on_everything_but_info_waits_once_per_subcommand_and_job() {
     let jobs = 2;
-    let (run, calls) = run_hanging(&["--timeout", "0.5", "-j", "2", "--no-confine"]);
+    // --pedantic: every case runs, the protocol-only ones too.
+    let (run, calls) = run_hanging(&["--timeout", "0.5", "-j", "2", "--no-confine", "--pedantic"]);
     assert_eq!(run.code, 1);
     let mut per_subcommand: BTreeMap<&str, usize> = BTreeMap::new();
     for call in &calls {

@@ -6,7 +6,7 @@
 mod common;
 
 use common::run_json;
-use common::wild::{cases, passes_with, twin_fails, wild};
+use common::wild::{cases, outcome, passes_with, twin_fails, wild};
 
 #[test]
 fn own_hook_payloads_with_a_turn_start_without_session_ref_pass() {
@@ -32,25 +32,51 @@ fn own_hook_payloads_with_a_turn_start_without_session_ref_pass() {
 
 #[test]
 fn go_decoding_habits_pass_with_notes_only() {
-    // `{}` reassembles to nothing (the host never sends it), null for empty
-    // arrays (chunks of an empty transcript, file lists), missing flags
-    // defaulted, an Event with an empty id for {}: notes, never warnings.
-    // The host's chunker boundary (a line of exactly --max-size refused)
-    // passes.
-    passes_with(
+    // null for empty arrays (chunks of an empty transcript, file lists), an
+    // Event with an empty id for {}: notes, never warnings. The host's
+    // chunker boundary (a line of exactly --max-size refused) passes.
+    // Missing flags defaulted and `{}` reassembled to nothing are answers
+    // to inputs the host never sends: protocol-only cases, skipped by
+    // default, notes under --pedantic (they are notes by their case).
+    let run = passes_with(
         "gohabits",
         &[],
         &[],
         &[
             "core.chunk.generated-bytes",
-            "core.errors.missing-flag.format-resume-command",
-            "core.errors.missing-flag.get-session-dir",
-            "core.errors.missing-flag.resolve-session-file",
-            "core.reassemble.no-chunks",
             "core.session.write-then-read",
             "hooks.parse-hook.empty-object",
         ],
     );
+    let protocol_only = [
+        "core.errors.missing-flag.format-resume-command",
+        "core.errors.missing-flag.get-session-dir",
+        "core.errors.missing-flag.resolve-session-file",
+        "core.reassemble.no-chunks",
+    ];
+    let skipped = outcome(&run, "skipped");
+    for id in protocol_only {
+        assert!(skipped.contains(id), "{id} is skipped: {skipped:?}");
+    }
+    let pedantic = run_json(
+        &wild("gohabits"),
+        &[
+            "--pedantic",
+            "--only",
+            "core.errors.missing-flag.*",
+            "--only",
+            "core.reassemble.*",
+        ],
+        &[],
+    );
+    assert_eq!(pedantic.code, 0);
+    let noted = outcome(&pedantic, "note");
+    for id in protocol_only {
+        assert!(
+            noted.contains(id),
+            "{id} is a note under --pedantic: {noted:?}"
+        );
+    }
 }
 
 #[test]

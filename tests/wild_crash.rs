@@ -73,9 +73,8 @@ fn a_crash_on_another_agents_transcript_is_crashed_never_a_clean_refusal() {
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.modified-files-from-offset",
             "transcript_analyzer.prompts",
-            "transcript_analyzer.summary",
-            // extract-summary, which the host never calls: protocol-only.
-            "transcript_analyzer.summary-none",
+            // (extract-summary, which the host never calls, is protocol-only:
+            // its cases are skipped by default.)
         ])
     );
     let all = findings(&run);
@@ -205,30 +204,37 @@ fn empty_read_transcript_for_another_agents_transcript_passes() {
 fn a_plugin_that_crashes_only_on_inputs_the_host_never_sends_passes_strict() {
     // trustinghost's session subcommands trust their stdin: a traceback on
     // empty, invalid or hostile JSON, which the host never sends, and in
-    // get-session-id and read-session, which the host never calls. Every
-    // such finding is protocol-only, a note that quotes the exception line:
-    // the plugin passes --strict. --pedantic makes them warnings.
+    // get-session-id and read-session, which the host never calls. Those
+    // cases are protocol-only: skipped by default, saying so, and the
+    // plugin passes --strict. --pedantic runs them: warnings that quote the
+    // exception line.
     let plugin = common::plugin("wild/entire-agent-trustinghost");
     let run = run_json(&plugin, &["--strict"], &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new(), "no failure");
     assert_eq!(outcome(&run, "warning"), set(&[]));
     assert_eq!(run.code, 0);
     assert_eq!(run.report["pedantic"], false);
-    let all = findings(&run);
-    let hostile: Vec<_> = all
-        .iter()
-        .filter(|f| f.0 == "hostile.write-session.empty-stdin")
-        .collect();
-    assert!(!hostile.is_empty(), "{all:#?}");
-    for (id, severity, code, message) in hostile {
-        assert_eq!(severity, "note", "{id}: {message}");
-        assert_eq!(code, "protocol-only", "{id}: {message}");
-        assert!(message.contains("never sends this input"), "{message}");
-        assert!(
-            message.contains("`json.decoder.JSONDecodeError: Expecting value"),
-            "the exception line: {message}"
-        );
-    }
+    let skipped = run.ids("skipped");
+    assert!(
+        skipped.contains(&"hostile.write-session.empty-stdin".to_string()),
+        "{skipped:?}"
+    );
+    let reason = run.report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "hostile.write-session.empty-stdin")
+        .map(|c| {
+            c["outcome"]["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .unwrap_or_default();
+    assert!(
+        reason.contains("protocol-only") && reason.contains("--pedantic runs it"),
+        "{reason}"
+    );
     let pedantic = run_json(
         &plugin,
         &[
@@ -246,4 +252,19 @@ fn a_plugin_that_crashes_only_on_inputs_the_host_never_sends_passes_strict() {
         "{:?}",
         pedantic.ids("warning")
     );
+    let all = findings(&pedantic);
+    let hostile: Vec<_> = all
+        .iter()
+        .filter(|f| f.0 == "hostile.write-session.empty-stdin")
+        .collect();
+    assert!(!hostile.is_empty(), "{all:#?}");
+    for (id, severity, code, message) in hostile {
+        assert_eq!(severity, "warning", "{id}: {message}");
+        assert_eq!(code, "protocol-only", "{id}: {message}");
+        assert!(message.contains("never sends this input"), "{message}");
+        assert!(
+            message.contains("`json.decoder.JSONDecodeError: Expecting value"),
+            "the exception line: {message}"
+        );
+    }
 }

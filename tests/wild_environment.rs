@@ -19,7 +19,6 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "core.path-safety.session-id-backslash",
         "core.format-resume-command.non-empty",
         "core.format-resume-command.mentions-id",
-        "core.get-session-id.from-input",
         "core.get-session-dir.non-empty",
         "core.get-session-dir.absolute",
         "core.resolve-session-file.contains-id",

@@ -52,8 +52,6 @@ fn a_plugin_that_accepts_only_ids_of_its_own_form_passes() {
             "core.session.write-then-read",
             "core.format-resume-command.mentions-id",
             "core.format-resume-command.non-empty",
-            // The host never calls get-session-id: protocol-only.
-            "core.get-session-id.from-input",
             "session.agent",
         ])
     );

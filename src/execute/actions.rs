@@ -34,6 +34,8 @@ impl Run<'_> {
         let findings = match action {
             Action::Snapshot(name) => {
                 state.user.snapshot(name, sandbox);
+                let work_tree = crate::judge::readonly::scan(&sandbox.repo());
+                state.work_trees.insert(name.clone(), work_tree);
                 Vec::new()
             }
             Action::PlantProtectedDirs => state.user.plant_protected_dirs(&self.info, sandbox),
@@ -62,7 +64,7 @@ impl Run<'_> {
             Action::CheckInfoTime => self.info_time(sandbox),
             Action::CheckInfoDeclarations => discovery::check_info_declarations(&self.info),
             Action::CheckInfoTypeStable => self.info_type_stable(sandbox),
-            Action::CheckReadOnly => self.read_only(sandbox),
+            Action::CheckReadOnly { since } => read_only(since, sandbox, state),
             Action::CheckProtectedPaths => self.protected_paths(sandbox),
             Action::CheckSharedHooks { before, installed } => {
                 self.shared_hooks(before, installed, sandbox, state)
@@ -346,3 +348,15 @@ impl Run<'_> {
 /// The payload each installed hook gets on stdin when the harness fires it:
 /// a small object, as an agent's hook payload is.
 const HOOK_PAYLOAD: &str = "{\"session_id\": \"agent-conform-hook-check\"}\n";
+
+/// `check_read_only`: the work tree now against the snapshot `since`; what
+/// the calls between changed there, judged as `info`'s (the host runs it
+/// at discovery and in every hook, from the work tree's root).
+fn read_only(since: &str, sandbox: &Sandbox, state: &CaseState) -> Vec<Finding> {
+    use crate::judge::readonly;
+    let Some(before) = state.work_trees.get(since) else {
+        return vec![Finding::failure(format!("no snapshot named {since:?}"))];
+    };
+    let changed = readonly::changes(before, &readonly::scan(&sandbox.repo()));
+    readonly::judge("info", &changed)
+}

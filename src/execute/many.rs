@@ -80,7 +80,9 @@ pub fn run(
         super::fold::fold(all);
     }
     progress.done();
+    runs.iter().for_each(Run::drop_seed);
     let infos: Vec<Option<Value>> = runs.iter().map(Run::info_value).collect();
+    let off_steps: Vec<usize> = runs.iter().map(Run::calls_off_steps).collect();
     for run in runs {
         run.depot.finish();
     }
@@ -90,8 +92,17 @@ pub fn run(
         .iter()
         .zip(infos)
         .zip(reports)
-        .map(|((plugin, info), reports)| {
-            run_report(plugin, info, options, &suite.cases, reports, wall)
+        .zip(off_steps)
+        .map(|(((plugin, info), reports), off_steps)| {
+            run_report(
+                plugin,
+                info,
+                options,
+                &suite.cases,
+                reports,
+                wall,
+                off_steps,
+            )
         })
         .collect()
 }

@@ -119,6 +119,13 @@ struct Run<'a> {
     unknown: Option<crate::host::reach::Unknown>,
     /// Variables set for every invocation (`env:` of the case files).
     env: &'a BTreeMap<String, String>,
+    /// The calls made outside the cases' steps (the probes after the gate,
+    /// and the harness's own calls inside actions): they count in the
+    /// report's calls as much as a step's ([`Run::spawn`]).
+    off_steps: std::sync::atomic::AtomicUsize,
+    /// The gate's answers and sandbox, for the cases that begin as it does
+    /// ([`Case::seed_key`]).
+    seed: std::sync::Mutex<Option<(String, Group)>>,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -151,7 +158,9 @@ pub fn run(
     reports.extend(rest);
     fold::fold(&mut reports);
     run.progress.done();
+    run.drop_seed();
     let info = run.info_value();
+    let off_steps = run.calls_off_steps();
     run.depot.finish();
     sweep_processes();
     run_report(
@@ -161,6 +170,7 @@ pub fn run(
         &suite.cases,
         reports,
         start.elapsed(),
+        off_steps,
     )
 }
 
@@ -254,6 +264,9 @@ impl Run<'_> {
         };
         if let Some(cap) = case.capability.as_ref().filter(|_| !self.declared(case)) {
             let reason = format!("capability {cap} is not declared in info");
+            return stopped(CaseOutcome::Skipped(reason));
+        }
+        if let Some(reason) = reach::pedantic_only(case).filter(|_| !self.options.pedantic) {
             return stopped(CaseOutcome::Skipped(reason));
         }
         if let Some(reason) = self.breaker.stopped() {
@@ -558,6 +571,9 @@ struct CaseState {
     /// Where each step's stdin goes if the sandbox is kept, and the bytes.
     stdin_files: Vec<(PathBuf, runner::Bytes)>,
     user: UserData,
+    /// The work tree at each snapshot (`.git` left out), for
+    /// `check_read_only`.
+    work_trees: BTreeMap<String, crate::judge::readonly::Files>,
     captures: BTreeMap<String, Value>,
     stdouts: BTreeMap<String, Vec<u8>>,
     /// The exit code and stdout of each element of a `for_each` step, by

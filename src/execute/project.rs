@@ -12,7 +12,6 @@ use crate::execute::Run;
 use crate::host::project::{self, Protected, Shown};
 use crate::host::session::{EventType, generic_payload, guessed_type};
 use crate::judge::checks::Finding;
-use crate::running::runner;
 use crate::running::sandbox::Sandbox;
 use crate::suite::case::Severity;
 
@@ -65,7 +64,7 @@ impl Run<'_> {
         if hooks {
             let args = vec!["install-hooks".to_string()];
             let inv = self.invocation(sandbox, args, self.options.timeout);
-            let _ = runner::run(&inv);
+            let _ = self.spawn(&inv);
         }
         let turn = self.turn_hooks(hooks);
         // The session of the agent: what its hooks create is its own.
@@ -128,7 +127,7 @@ impl Run<'_> {
             let args = vec!["parse-hook".to_string(), "--hook".to_string(), hook.into()];
             let mut inv = self.invocation(sandbox, args, self.options.timeout);
             inv.stdin = Some(std::sync::Arc::new(payload.to_string().into_bytes()));
-            let _ = runner::run(&inv);
+            let _ = self.spawn(&inv);
         };
         let of = |kind: EventType| turn.iter().filter(move |(_, k)| *k == kind);
         of(EventType::TurnStart).for_each(|(hook, _)| fire(hook));
@@ -263,7 +262,7 @@ impl Run<'_> {
                     .push(("ENTIRE_REPO_ROOT".into(), repo.as_os_str().to_owned()));
                 inv.cwd = repo.to_path_buf();
             }
-            let outcome = runner::run(&inv);
+            let outcome = self.spawn(&inv);
             (outcome.exit_code() == Some(0)).then_some(outcome.stdout)
         };
         let steps = call(&["install-hooks"], Some(&other))

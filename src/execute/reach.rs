@@ -22,7 +22,6 @@ use crate::host::protocol_only;
 use crate::host::reach::{self, Reach, Subject};
 use crate::judge::userdata::UserData;
 use crate::outcome::results::StepReport;
-use crate::running::runner;
 use crate::suite::case::{Case, Source};
 
 /// The least time the probe of a subcommand that cannot exist is given
@@ -63,7 +62,7 @@ impl Run<'_> {
             .max(UNKNOWN_PROBE_FLOOR)
             .min(self.options.timeout);
         let inv = self.invocation(&sandbox, args, deadline);
-        let outcome = runner::run(&inv);
+        let outcome = self.spawn(&inv);
         self.depot.dispose(sandbox);
         let stderr = String::from_utf8_lossy(&outcome.stderr);
         reach::Unknown::of(outcome.exit_code(), &stderr)
@@ -80,7 +79,7 @@ impl Run<'_> {
             if self.breaker.refuse(&inv.args).is_some() {
                 return None;
             }
-            let outcome = runner::run(&inv);
+            let outcome = self.spawn(&inv);
             self.breaker
                 .record("the reach probe", &inv.args, inv.timeout, &outcome);
             let json = crate::host::decoding::decode_host_json(&outcome.stdout).ok();
@@ -168,6 +167,27 @@ pub(super) fn weigh_protocol_only(pedantic: bool, case: &Case, reports: &mut [St
             finding.message = format!("{why}: {}", finding.message);
         }
     }
+}
+
+/// Why a case runs only under `--pedantic`: every call it makes is
+/// protocol-only ([`crate::host::protocol_only`]), to a subcommand the host
+/// never calls or with an input the host never sends (`input: never-sent`).
+/// No user command meets it, so its findings could only be notes (a hang
+/// or a flood on such an input included: the host never sends it), and the
+/// default run, which answers "does the host work with this plugin", does
+/// not spend calls on it; `--pedantic`, for the letter of the protocol,
+/// runs it and weighs its findings as warnings. `None` for every other case.
+pub(super) fn pedantic_only(case: &Case) -> Option<String> {
+    let why = match case_never_called(case) {
+        Some(subcommand) => format!("the host never calls {subcommand}"),
+        None if case.input == protocol_only::Input::NeverSent => {
+            "the host never sends this input".to_string()
+        }
+        None => return None,
+    };
+    Some(format!(
+        "protocol-only ({why}, so no user command meets it): --pedantic runs it"
+    ))
 }
 
 /// Holds every finding "not verified here" (kind `not-verified`) at a note

@@ -63,7 +63,10 @@ impl Run<'_> {
             .count();
         pool::run(tasks.len(), self.options.jobs, lenders, |n| {
             let (group, unit) = &tasks[n];
-            let mut shared = (group.len() > 1).then(super::Group::default);
+            let key = cases[group[0]].share_key();
+            let mut shared = self
+                .take_seed(key.as_deref())
+                .or_else(|| (group.len() > 1).then(super::Group::default));
             for &i in group {
                 let finished = self.case(cases[i], *unit, Some(n), &remaining[i], shared.as_mut());
                 if let Ok(mut slot) = slots[i].lock() {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
 use crate::execute::property::Corpora;
-use crate::execute::{Finished, Options, Run, sandbox_maker};
+use crate::execute::{Finished, Group, Options, Run, sandbox_maker};
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport};
 use crate::report::progress::Progress;
 use crate::running::depot::Depot;
@@ -44,6 +44,8 @@ impl<'a> Run<'a> {
             reach: Default::default(),
             unknown: None,
             env: &suite.env,
+            off_steps: Default::default(),
+            seed: Default::default(),
         }
     }
 
@@ -54,8 +56,13 @@ impl<'a> Run<'a> {
         let mut reports = Vec::new();
         let mut blocked = None;
         for gate in gates {
+            let key = gate.seed_key();
+            let mut group = key.as_ref().map(|_| Group::default());
             let Finished { report, json, .. } =
-                self.case(gate, None, None, &AtomicUsize::new(0), None);
+                self.case(gate, None, None, &AtomicUsize::new(0), group.as_mut());
+            if let (Some(key), Some(group)) = (key, group) {
+                self.keep_seed(key, group);
+            }
             if report.outcome == CaseOutcome::Failed {
                 blocked.get_or_insert_with(|| {
                     format!("not run: {} failed ({})", report.id, report.summary_line())
@@ -67,6 +74,58 @@ impl<'a> Run<'a> {
             reports.push(report);
         }
         (reports, blocked)
+    }
+
+    /// Keeps a gate's group for the cases that begin as it does (the
+    /// first gate's, when several have the same key).
+    fn keep_seed(&self, key: String, group: Group) {
+        let Ok(mut seed) = self.seed.lock() else {
+            return self.dispose_group(group);
+        };
+        match seed.as_ref() {
+            None => *seed = Some((key, group)),
+            Some(_) => self.dispose_group(group),
+        }
+    }
+
+    /// The gate's group for the cases of this share key, once.
+    pub(super) fn take_seed(&self, key: Option<&str>) -> Option<Group> {
+        let mut seed = self.seed.lock().ok()?;
+        if seed.as_ref().map(|(k, _)| Some(k.as_str())) != Some(key) {
+            return None;
+        }
+        seed.take().map(|(_, group)| group)
+    }
+
+    /// Disposes of the gate's group when no case took it (a run over
+    /// several plugins does not share answers).
+    pub(super) fn drop_seed(&self) {
+        let left = self.seed.lock().ok().and_then(|mut s| s.take());
+        if let Some((_, group)) = left {
+            self.dispose_group(group);
+        }
+    }
+
+    fn dispose_group(&self, group: Group) {
+        if let Some(sandbox) = group.sandbox {
+            self.depot.dispose(sandbox);
+        }
+    }
+
+    /// One call of the plugin made outside a case's steps (a probe, a call
+    /// inside an action), counted in the report's calls.
+    pub(super) fn spawn(
+        &self,
+        inv: &crate::running::runner::Invocation,
+    ) -> crate::running::runner::Outcome {
+        self.off_steps
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::running::runner::run(inv)
+    }
+
+    /// The calls made outside the cases' steps so far.
+    pub(super) fn calls_off_steps(&self) -> usize {
+        self.off_steps.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The plugin's `info`, when the gate read one.
@@ -84,6 +143,7 @@ pub(super) fn run_report(
     suite_cases: &[Case],
     reports: Vec<CaseReport>,
     wall: Duration,
+    calls_off_steps: usize,
 ) -> RunReport {
     let deliberate_wait = super::late_stdin::longest_wait(suite_cases, &reports);
     let invocations = reports
@@ -104,5 +164,6 @@ pub(super) fn run_report(
         seed: options.seed,
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
         pedantic: options.pedantic,
+        calls_off_steps,
     }
 }

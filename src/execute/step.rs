@@ -202,6 +202,7 @@ impl Run<'_> {
                 .push(setup_failure(&case.step_name(index), &[], reason));
             return StepEnd::Stop;
         };
+        let items = &items[..step.at_most.unwrap_or(items.len()).min(items.len())];
         if step.stdin_delay_ms.is_some() {
             return self.invoke_at_once(case, index, items, sandbox, state);
         }

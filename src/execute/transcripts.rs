@@ -137,19 +137,15 @@ fn generic_refused(
     let later = reports
         .last()
         .is_some_and(|r| r.exit_code == Some(0) && first.as_deref() != Some(step));
-    let (kind, message, what) = if later {
+    let what = if later {
         // An empty answer after the plugin had answered the same
-        // transcript (a position measured from the file's size, say).
-        (
-            Kind::ForeignFormat,
-            format!(
-                "not verified here: the plugin read nothing of the generic transcript {} at \
-             {step} (an empty answer after an earlier answer measured from the file): \
-             another agent's format, which the host never sends it; its values are judged \
-             only on a transcript it reads (name a sample of yours: `transcripts:`)",
-                each.generic
-            ),
-            None,
+        // transcript (a position measured from the file's size, say):
+        // nothing of the capability is verified by it either.
+        format!(
+            "the plugin read nothing of the generic transcript {} at {step} (an empty answer \
+             after an earlier answer measured from the file): another agent's format, which \
+             the host never sends it",
+            each.generic
         )
     } else {
         // The JSON report carries no stderr, so the message quotes it.
@@ -164,27 +160,20 @@ fn generic_refused(
         } else {
             ": another agent's format, or a subcommand that does not work"
         };
-        let what = format!(
+        format!(
             "the plugin {did} the generic transcript {} at {step}{how}{said}{why}",
             each.generic
-        );
-        (
-            Kind::Unverified,
-            unverified_message(&what, case.group()),
-            Some(what),
         )
     };
+    let message = unverified_message(&what, case.group());
     let mut finding = Finding {
-        severity: if kind == Kind::Unverified {
-            each.unverified
-        } else {
-            Severity::Note
-        },
-        ..Finding::failure(message.clone()).kind(kind).noted()
-    };
-    if let Some(what) = what {
-        finding = finding.with_subject(case.group()).with_gist(what);
+        severity: each.unverified,
+        ..Finding::failure(message.clone())
+            .kind(Kind::Unverified)
+            .noted()
     }
+    .with_subject(case.group())
+    .with_gist(what);
     finding.cap(case.severity);
     if let Some(last) = reports.last_mut() {
         last.findings.push(finding);

@@ -307,6 +307,10 @@ pub struct RunReport {
     pub peak_rss_bytes: Option<u64>,
     /// Whether protocol-only findings weighed as warnings (`--pedantic`).
     pub pedantic: bool,
+    /// The calls made outside the cases' steps: the probes after the gate
+    /// and the calls inside the harness's actions.
+    #[serde(skip)]
+    pub calls_off_steps: usize,
 }
 
 /// The host releases a run judged (`--host-version`).
@@ -373,14 +377,16 @@ impl RunReport {
     }
 
     /// The calls made to the plugin: every step that started it (it exited,
-    /// was killed by a signal or timed out), not the harness's own actions
-    /// nor the calls never made.
+    /// was killed by a signal or timed out), and every call made outside the
+    /// steps (the probes, the calls inside actions); not the calls never made
+    /// nor an answer shared from another case.
     pub fn calls(&self) -> usize {
         self.cases
             .iter()
             .flat_map(|c| &c.steps)
             .filter(|s| s.made_a_call())
             .count()
+            + self.calls_off_steps
     }
 
     /// Capability groups: `core`, then the protocol's order of capabilities.

@@ -93,6 +93,7 @@ pub fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         seed: 42,
         peak_rss_bytes: Some(12 << 20),
         pedantic: false,
+        calls_off_steps: 0,
     }
 }
 

@@ -53,7 +53,11 @@ impl Play<'_, '_> {
             }
         }
         for (n, (id, bytes)) in sessions.iter().enumerate() {
-            if !verified(self, n) {
+            // read-session is the protocol's rule (the host never calls it):
+            // asked where its answer tells the diagnosis (the file does not
+            // hold the session: is it in the plugin's store?), and under
+            // --pedantic, which weighs the rule.
+            if !verified(self, n) || (held[n] && !self.run.options.pedantic) {
                 continue;
             }
             let back = self.read_session(id, &files[n], bytes);
@@ -105,7 +109,10 @@ impl Play<'_, '_> {
     /// the session directory, `resolve-session-file` and `write-session`,
     /// and that the file the agent resumes from holds the session.
     pub(super) fn resume_one_session(&mut self) {
-        let sessions = self.two_sessions();
+        // One session: no second id is asked for (the second session is
+        // played in the plain repository); `holds` compares with itself.
+        let last = self.last_session();
+        let sessions = [last.clone(), last];
         let Some(dir) = self.session_dir("entire resume") else {
             return;
         };
@@ -129,11 +136,7 @@ impl Play<'_, '_> {
     /// an earlier one under a second id (the generic transcript where the
     /// session made none).
     fn two_sessions(&mut self) -> [(String, Vec<u8>); 2] {
-        let first = self
-            .checkpoints
-            .last()
-            .cloned()
-            .unwrap_or_else(|| (GENERIC_ID.to_string(), self.generic.to_vec()));
+        let first = self.last_session();
         let other = self
             .checkpoints
             .iter()
@@ -148,6 +151,15 @@ impl Play<'_, '_> {
             .second_session_id(&first.0)
             .unwrap_or_else(|| format!("{}-other", first.0));
         [first, (id, other)]
+    }
+
+    /// The agent session's last checkpoint (the generic transcript where the
+    /// session made none).
+    fn last_session(&self) -> (String, Vec<u8>) {
+        self.checkpoints
+            .last()
+            .cloned()
+            .unwrap_or_else(|| (GENERIC_ID.to_string(), self.generic.to_vec()))
     }
 
     /// `resolve-session-file` for one session id: the file, inside the
@@ -205,7 +217,11 @@ impl Play<'_, '_> {
             .options
             .hosts
             .with_fact(crate::host::releases::Fact::SessionDirBeforeWrite);
-        if !scope.any() || !Path::new(file).is_absolute() {
+        // The short replay asked get-session-dir in this work tree already
+        // (before the session, and at resume): asking again before the
+        // write is the plain replay's question (it does not depend on the
+        // work tree).
+        if !scope.any() || !Path::new(file).is_absolute() || self.brief() {
             return true;
         }
         let repo = self.sandbox.repo().display().to_string();

@@ -312,6 +312,11 @@ pub struct Step {
     /// plugin's `info` output (`/hook_names`); `{{item}}` is the element.
     #[serde(default)]
     pub for_each: Option<String>,
+    /// With `for_each`: only the first this many elements (a check whose
+    /// answer does not depend on the element, asked once rather than per
+    /// hook name).
+    #[serde(default)]
+    pub at_most: Option<usize>,
     /// stdin; none gives the plugin no stdin, as the host does for
     /// subcommands without input.
     #[serde(default)]
@@ -465,9 +470,13 @@ pub enum Action {
     /// `info.type` must be the gate's on another plain call and under the
     /// hook environment (the agent's marker and declared variables set).
     CheckInfoTypeStable,
-    /// The work tree must be unchanged after `info` and `detect`, which the
-    /// host runs on every hook and at discovery.
-    CheckReadOnly,
+    /// The work tree must be as it was at the snapshot: the calls between
+    /// (`info`, which the host runs at discovery and in every hook) changed
+    /// nothing there.
+    CheckReadOnly {
+        /// The snapshot taken before the calls.
+        since: String,
+    },
     /// Each `protected_files` and `protected_dirs` entry, read as the host
     /// reads it (relative to the repository), must be the agent's own:
     /// named for it, or created by its install (one `install-hooks` in the

@@ -21,15 +21,33 @@ impl Case {
     /// and one whose first call's stdin arrives late (its timing is the
     /// question).
     pub fn share_key(&self) -> Option<String> {
-        if self.gate || self.property.is_some() || self.replay.is_some() {
+        if self.gate {
+            return None;
+        }
+        self.lead_key()
+    }
+
+    /// The key of the cases a gate's answers are kept for: the gate runs
+    /// alone, before every other case, and the group of cases that begin
+    /// as it does starts with its answers (`info` asked once more to see
+    /// that it is stable is then one call, not two).
+    pub fn seed_key(&self) -> Option<String> {
+        self.gate.then(|| self.lead_key()).flatten()
+    }
+
+    fn lead_key(&self) -> Option<String> {
+        if self.property.is_some() || self.replay.is_some() {
             return None;
         }
         let first = self.steps.iter().position(|s| s.value.args.is_some())?;
         if self.steps[first].value.stdin_delay_ms.is_some() {
             return None;
         }
+        // A snapshot only reads the sandbox: cases that differ by one before
+        // their first call begin the same way.
         let lead: Vec<String> = self.steps[..=first]
             .iter()
+            .filter(|s| !matches!(s.value.action, Some(super::Action::Snapshot(_))))
             .map(|s| {
                 let v = &s.value;
                 format!(
@@ -71,5 +89,18 @@ mod tests {
         assert_eq!(a.share_key(), b.share_key());
         assert_ne!(a.share_key(), c.share_key());
         assert_eq!(late.share_key(), None);
+    }
+
+    #[test]
+    fn a_snapshot_before_the_first_call_changes_nothing() {
+        let plain = case("id: a\ntitle: t\nsteps:\n  - args: [install-hooks]\n");
+        let snapshot = case(
+            "id: b\ntitle: t\nsteps:\n  - action: {snapshot: before}\n  - args: [install-hooks]\n",
+        );
+        let planted = case(
+            "id: c\ntitle: t\nsteps:\n  - action: plant_protected_dirs\n  - args: [install-hooks]\n",
+        );
+        assert_eq!(plain.share_key(), snapshot.share_key());
+        assert_ne!(plain.share_key(), planted.share_key());
     }
 }

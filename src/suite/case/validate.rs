@@ -213,6 +213,9 @@ impl Known<'_> {
         if let Some(stdin) = &step.stdin {
             self.check_source(stdin, captures, names)?;
         }
+        if step.at_most.is_some() && step.for_each.is_none() {
+            return Err("at_most needs a for_each step to limit".to_string());
+        }
         if step.stdin_delay_ms.is_some() && step.stdin.is_none() {
             return Err("stdin_delay_ms needs a stdin to deliver late".to_string());
         }
