@@ -11,12 +11,17 @@ use common::wild::{cases, outcome, passes_with, set, wild};
 #[test]
 fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks_for_real() {
     // FOO_HOME must be set in every session and hook subcommand: each case
-    // that needs it is "not verified here", a warning once per run (at the
-    // first case in report order) with the YAML that sets it, notes after.
-    let notes = [
+    // that needs it is "not verified here", a note, said in full once (at
+    // the first case in report order) with the YAML that sets it. Nothing
+    // of hooks, which info declares, was verified: that is the one warning
+    // (code `unverified`), at the first hooks case, with the same YAML; the
+    // other hooks cases point there. The core session subcommands are no
+    // declared capability: notes only.
+    let core = [
         "core.path-safety.session-id-parent",
         "core.path-safety.session-id-absolute",
         "core.path-safety.session-id-backslash",
+        "core.path-safety.write-session-ref-escapes",
         "core.format-resume-command.non-empty",
         "core.format-resume-command.mentions-id",
         "core.get-session-dir.non-empty",
@@ -25,6 +30,11 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "core.resolve-session-file.host-names",
         "core.resolve-session-file.distinct-ids",
         "core.session.write-then-read",
+        "session.agent",
+        "session.agent.linked-worktree",
+        "session.agent.submodule",
+    ];
+    let hooks = [
         "hooks.lifecycle.fresh-not-installed",
         "hooks.lifecycle.install",
         "hooks.lifecycle.idempotent",
@@ -33,7 +43,6 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "hooks.lifecycle.uninstall",
         "hooks.lifecycle.uninstall-when-not-installed",
         "hooks.lifecycle.user-hooks-not-installed",
-        "hooks.fire.reach-entire",
         "hooks.user-data.fresh-install",
         "hooks.user-data.existing-settings",
         "hooks.user-data.no-leftovers",
@@ -43,21 +52,33 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "session.enable-remove",
         "session.enable-remove.linked-worktree",
         "session.enable-remove.submodule",
-        "session.agent",
-        "session.agent.linked-worktree",
-        "session.agent.submodule",
     ];
-    let first = "core.path-safety.write-session-ref-escapes";
+    let notes: Vec<&str> = core.iter().chain(&hooks).copied().collect();
+    let first = "hooks.fire.reach-entire";
     let run = passes_with("needsenv", &[], &[first], &notes);
     let message = run.messages(first);
     assert!(
         message.contains("not verified here: the plugin needs FOO_HOME, which its agent sets")
+            && message.contains("hooks, which info declares, is unverified")
             && message.contains("`env: {FOO_HOME: \"{{home}}/...\"}`"),
         "{message}"
     );
+    let full = run.messages(core[0]);
+    assert!(
+        full.contains("not verified here: the plugin needs FOO_HOME, which its agent sets")
+            && full.contains("`env: {FOO_HOME: \"{{home}}/...\"}`"),
+        "{full}"
+    );
     let again = run.messages("hooks.lifecycle.install");
     assert!(
-        again.contains(&format!("(see {first}, where the run says it once)")),
+        again.contains(&format!(
+            "hooks is unverified (see {first}, where the run says it once)"
+        )),
+        "{again}"
+    );
+    let again = run.messages("core.session.write-then-read");
+    assert!(
+        again.contains(&format!("(see {}, where the run says it once)", core[0])),
         "{again}"
     );
     // Its own case file sets FOO_HOME with `env:`: everything runs and passes.

@@ -75,12 +75,32 @@ fn is_host_variable(name: &str) -> bool {
 const NOT_VERIFIED: &str = "not verified here: the plugin needs ";
 
 /// The message of a refusal for a variable the agent sets: "not verified
-/// here", with the case-file YAML that sets it.
+/// here" (a note), with the case-file YAML that sets it.
 pub fn not_verified(variable: &str) -> String {
     format!(
         "{NOT_VERIFIED}{variable}, which its agent sets (its stderr \
          names it, and the sandbox does not set it); the host runs the plugin with the \
          agent's environment, so this refusal would not happen there. To run these checks \
+         for real, set it in a case file of yours (--cases DIR): `env: {{{variable}: \
+         \"{{{{home}}}}/...\"}}`"
+    )
+}
+
+/// The refusal in a few words, without its advice: what a later case
+/// repeats when it points at the case where the run says it in full.
+pub fn wanting(variable: &str) -> String {
+    format!("{NOT_VERIFIED}{variable}, which its agent sets")
+}
+
+/// The message of a declared capability that such refusals left with
+/// nothing verified (the one warning per capability, docs/verdicts.md
+/// "The agent's environment"): the refusal, that the capability is
+/// unverified, and the case-file YAML that sets the variable.
+pub fn unverified_for(variable: &str, capability: &str) -> String {
+    format!(
+        "{NOT_VERIFIED}{variable}, which its agent sets (its stderr names it, and the sandbox \
+         does not set it); {capability}, which info declares, is unverified: nothing of it was \
+         checked. The host runs the plugin with the agent's environment; to run these checks \
          for real, set it in a case file of yours (--cases DIR): `env: {{{variable}: \
          \"{{{{home}}}}/...\"}}`"
     )
@@ -152,6 +172,13 @@ mod tests {
         assert!(
             not_verified_again("FOO_HOME", "a.case").contains("see a.case"),
             "the note points at the case that says it"
+        );
+        let unverified = unverified_for("FOO_HOME", "hooks");
+        assert!(
+            unverified.starts_with(&wanting("FOO_HOME"))
+                && unverified.contains("hooks, which info declares, is unverified")
+                && unverified.contains("`env: {FOO_HOME: \"{{home}}/...\"}`"),
+            "{unverified}"
         );
     }
 }

@@ -31,14 +31,16 @@ fn is_set(inv: &Invocation, name: &str) -> bool {
         || (!inv.env_remove.iter().any(|k| k == name) && std::env::var_os(name).is_some())
 }
 
-/// The refusal a missing variable amounts to: a warning that says "not
+/// The refusal a missing variable amounts to: a note that says "not
 /// verified here" with the YAML that sets it, naming the variable as data
 /// ([`Refusal::variable`]); a step that goes on after a refusal
-/// (`on_refusal: continue_with`) still does.
+/// (`on_refusal: continue_with`) still does. A declared capability that
+/// such refusals leave with nothing verified gets its one warning from the
+/// run's fold (`execute::fold`), never from one refusal.
 pub fn refusal(variable: &str, written: Option<&Refusal>) -> Refusal {
     Refusal {
         own_id: false,
-        outcome: RefusalOutcome::Warning,
+        outcome: RefusalOutcome::Note,
         note: agent_env::not_verified(variable),
         with_samples: None,
         continue_with: written.map(|r| r.continue_with.clone()).unwrap_or_default(),

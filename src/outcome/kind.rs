@@ -67,12 +67,15 @@ kinds! {
     Refused = "refused",
     /// A refusal of a transcript or payload in another agent's format.
     ForeignFormat = "foreign-format",
-    /// A refusal naming a variable only the agent sets: not verified here.
+    /// A refusal naming a variable only the agent sets: not verified here
+    /// (a note).
     AgentVariable = "agent-variable",
     /// Something the sandbox cannot provide (the agent's own store, an id
     /// the plugin never made): not verified here.
     NotVerified = "not-verified",
-    /// A declared capability that no case could check (no own samples).
+    /// A declared capability that no case could check (no own samples; a
+    /// variable only the agent sets; the session replay's agent session
+    /// refused): one warning per capability in a run.
     Unverified = "unverified",
     /// A defect on a path the host never takes for this plugin.
     Latent = "latent",

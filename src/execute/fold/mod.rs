@@ -4,11 +4,16 @@
 //! step and severity), never on its text:
 //!
 //! - **A variable the agent sets** and the sandbox does not
-//!   (`agent_variables`) is a warning at the first case that met it, notes
-//!   elsewhere.
+//!   (`agent_variables`) is "not verified here": a note, said in full at
+//!   the first case that met it, short elsewhere. When such refusals left
+//!   a declared capability with nothing verified (no case of it got an
+//!   answer without meeting one), they are that capability's unverified
+//!   findings instead, with the `env:` that makes it checked.
 //! - **An unverified capability** (no sample transcript of the plugin's own,
-//!   and a refusal of, or a crash on, the generic one) is a warning once per
-//!   capability, with the YAML that makes it checked (README, "What a run
+//!   and a refusal of, or a crash on, the generic one; the session replay's
+//!   agent session refused; a variable only the agent sets, as above) is a
+//!   warning once per capability, with the YAML that makes it checked
+//!   (README, "What a run
 //!   does": "the capability gets one warning saying it is unverified"), so
 //!   that `--strict` fails a CI that checked nothing. It is said at the case
 //!   marked `unverified: warning` when that case met it, else at the first
@@ -33,6 +38,7 @@ use crate::outcome::results::{CaseOutcome, CaseReport};
 
 /// Everything the run says once, in order.
 pub(super) fn fold(reports: &mut [CaseReport]) {
+    agent_variables::capabilities_left_unverified(reports);
     agent_variables::once_per_variable(reports);
     unverified::unverified_once(reports);
     work_trees::work_trees_once(reports);
@@ -179,31 +185,120 @@ mod tests {
 
     fn needs(variable: &str) -> Finding {
         let note = crate::host::agent_env::not_verified(variable);
-        Finding::warning(note)
+        Finding::note(note)
             .kind(Kind::AgentVariable)
             .with_subject(variable)
             .noted()
     }
 
+    /// A case of `capability` whose plugin answered a call with exit 0.
+    fn answered(id: &str, capability: &str) -> CaseReport {
+        let mut report = case(id, capability, vec![]);
+        report.steps[0].exit_code = Some(0);
+        report
+    }
+
+    fn all_fold(reports: &mut [CaseReport]) {
+        super::fold(reports);
+    }
+
     #[test]
-    fn a_variable_the_agent_sets_warns_once_by_its_subject_and_the_note_follows() {
+    fn a_variable_the_agent_sets_is_a_note_said_in_full_once_by_its_subject() {
         let mut reports = vec![
-            case("a", "", vec![needs("FOO_HOME")]),
-            case("b", "", vec![needs("FOO_HOME")]),
-            case("c", "", vec![needs("BAR_DIR")]),
+            case("a", "core", vec![needs("FOO_HOME")]),
+            case("b", "core", vec![needs("FOO_HOME")]),
+            case("c", "core", vec![needs("BAR_DIR")]),
         ];
         for report in &mut reports {
             report.note = Some(report.steps[0].findings[0].message.clone());
         }
-        once_per_variable(&mut reports);
-        assert_eq!(reports[0].outcome, CaseOutcome::Warning);
-        assert_eq!(reports[2].outcome, CaseOutcome::Warning);
-        assert_eq!(reports[1].outcome, CaseOutcome::Note);
+        all_fold(&mut reports);
+        for report in &reports {
+            assert_eq!(report.outcome, CaseOutcome::Note, "{}", report.id);
+        }
+        assert!(
+            reports[0].steps[0].findings[0]
+                .message
+                .contains("`env: {FOO_HOME"),
+            "the first says the env: that sets it"
+        );
         let again = &reports[1].steps[0].findings[0];
         assert_eq!(again.kind, Kind::AgentVariable);
         assert_eq!(again.subject(), Some("FOO_HOME"));
+        assert!(again.message.contains("(see a, where"), "{}", again.message);
         assert_eq!(reports[1].note.as_deref(), Some(again.message.as_str()));
         assert_ne!(reports[0].note.as_deref(), Some(again.message.as_str()));
+    }
+
+    #[test]
+    fn a_declared_capability_the_variable_left_unverified_warns_once() {
+        let mut reports = vec![
+            case("core.a", "core", vec![needs("FOO_HOME")]),
+            // An error case the plugin refused: it verified nothing.
+            case("hooks.refused", "hooks", vec![]),
+            case("hooks.install", "hooks", vec![needs("FOO_HOME")]),
+            case("hooks.uninstall", "hooks", vec![needs("FOO_HOME")]),
+        ];
+        reports[1].steps[0].exit_code = Some(1);
+        all_fold(&mut reports);
+        assert_eq!(reports[0].outcome, CaseOutcome::Note);
+        assert_eq!(reports[1].outcome, CaseOutcome::Passed);
+        assert_eq!(reports[2].outcome, CaseOutcome::Warning);
+        let warning = &reports[2].steps[0].findings[0];
+        assert_eq!(warning.kind, Kind::Unverified);
+        assert_eq!(warning.subject(), Some("hooks"));
+        assert!(
+            warning
+                .message
+                .contains("hooks, which info declares, is unverified")
+                && warning.message.contains("`env: {FOO_HOME"),
+            "{}",
+            warning.message
+        );
+        assert_eq!(reports[2].note.as_deref(), Some(warning.message.as_str()));
+        assert_eq!(reports[3].outcome, CaseOutcome::Note);
+        let again = &reports[3].steps[0].findings[0].message;
+        assert!(again.contains("see hooks.install"), "{again}");
+    }
+
+    #[test]
+    fn a_capability_verified_despite_the_variable_keeps_only_notes() {
+        let mut reports = vec![
+            case("hooks.install", "hooks", vec![needs("FOO_HOME")]),
+            answered("hooks.parse", "hooks"),
+            case("core.a", "core", vec![needs("FOO_HOME")]),
+        ];
+        all_fold(&mut reports);
+        assert_eq!(reports[0].outcome, CaseOutcome::Note);
+        assert_eq!(reports[0].steps[0].findings[0].kind, Kind::AgentVariable);
+        assert_eq!(reports[1].outcome, CaseOutcome::Passed);
+        assert_eq!(reports[2].outcome, CaseOutcome::Note);
+    }
+
+    #[test]
+    fn the_session_replays_unverified_agent_session_is_the_hooks_warning_once() {
+        let session = || {
+            let what = "the agent session is not verified: parse-hook refused";
+            Finding::warning(format!("{what}. add a session:"))
+                .kind(Kind::Unverified)
+                .with_subject("hooks")
+                .with_gist(what)
+        };
+        let mut reports = vec![
+            answered("hooks.install", "hooks"),
+            case("session.agent", "core", vec![session()]),
+            case("session.agent.linked-worktree", "core", vec![session()]),
+        ];
+        all_fold(&mut reports);
+        assert_eq!(reports[1].outcome, CaseOutcome::Warning);
+        assert_eq!(reports[2].outcome, CaseOutcome::Note);
+        let again = &reports[2].steps[0].findings[0];
+        assert_eq!(again.kind, Kind::SaidElsewhere);
+        assert!(
+            again.message.contains("see session.agent"),
+            "{}",
+            again.message
+        );
     }
 
     #[test]
@@ -215,5 +310,9 @@ mod tests {
         ];
         once_per_variable(&mut reports);
         assert_eq!(reports[1].outcome, CaseOutcome::Warning);
+        assert_eq!(
+            reports[1].steps[0].findings[0].message,
+            crate::host::agent_env::not_verified("FOO_HOME")
+        );
     }
 }

@@ -288,7 +288,7 @@ impl<'p, 'r> Play<'p, 'r> {
         let needs = crate::judge::environment::needed_variable(&inv, &outcome);
         if let Some(variable) = &needs {
             let note = crate::host::agent_env::not_verified(variable);
-            let finding = Finding::warning(note.clone())
+            let finding = Finding::note(note.clone())
                 .kind(crate::outcome::Kind::AgentVariable)
                 .with_subject(variable.as_str());
             // The first reason the session is unverified is its note.
@@ -372,20 +372,31 @@ impl<'p, 'r> Play<'p, 'r> {
     }
 
     /// The generic session cannot go on: the plugin does not read another
-    /// agent's payloads or transcript. Reported once, as a warning with the
-    /// YAML to add; the restore still runs.
+    /// agent's payloads or transcript. Reported once per replay, as the
+    /// hooks capability's unverified finding (kind `unverified`, about
+    /// `hooks`), which the run says once as a warning, with the YAML to add
+    /// (`fold::unverified`), and notes elsewhere; the restore still runs.
     fn unverified(&mut self, why: String) {
         if self.unverified.is_some() {
             return;
         }
+        let what = format!("the agent session is not verified: {why}");
         let message = format!(
-            "the agent session is not verified: {why}. The host only ever sends the agent's own \
+            "{what}. The host only ever sends the agent's own \
              payloads; add them as a session: section of your own cases (`agent-conform record` \
              writes one; docs/session-format.md):\n  session:\n    hooks:\n      - hook: \
              <hook name>\n        payload: {{path: samples/<hook>.json}}\n        transcript: \
              {{path: samples/transcript-at-that-hook.jsonl}}"
         );
-        self.find(Severity::Warning, message);
+        self.add(
+            Finding {
+                severity: Severity::Warning,
+                ..Finding::failure(message)
+            }
+            .kind(crate::outcome::Kind::Unverified)
+            .with_subject("hooks")
+            .with_gist(what),
+        );
         self.unverified = Some(why);
     }
 
