@@ -65,7 +65,6 @@ fn own_transcript_format_without_samples_passes_with_unverified_warnings() {
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.modified-files-from-offset",
             "transcript_analyzer.prompts",
-            "transcript_analyzer.summary",
             "token_calculator.past-end",
             "subagent_aware_extractor.populated-dir",
         ],
@@ -197,7 +196,6 @@ fn empty_answers_to_another_agents_transcript_are_unverified_not_broken() {
             "transcript_analyzer.modified-files",
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.prompts",
-            "transcript_analyzer.summary",
         ],
     );
     // With its own sample every transcript check runs on it and passes.
@@ -213,17 +211,19 @@ fn empty_answers_to_another_agents_transcript_are_unverified_not_broken() {
 fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_verified() {
     // A position measured from the file's size, then no files and position
     // 0, {} for tokens: not verified here, never judged as values. Its
-    // position case warns of the byte position, not of the refusal: the
-    // capability's one "unverified" warning is said where the run met the
-    // refusal first (summary), not as notes pointing to a
-    // warning never printed.
+    // position case notes the byte position (not verified here): the
+    // capability's one "unverified" warning is said where the run first
+    // read nothing (modified-files), not as notes pointing to a warning
+    // never printed.
     passes_with(
         "dbstore",
         &[],
-        &["token_calculator.from-start", "transcript_analyzer.summary"],
+        &[
+            "token_calculator.from-start",
+            "transcript_analyzer.modified-files",
+        ],
         &[
             "token_calculator.past-end",
-            "transcript_analyzer.modified-files",
             // The byte position: not verified here, a note.
             "transcript_analyzer.position",
             "transcript_analyzer.prompts",

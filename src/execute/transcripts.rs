@@ -142,7 +142,8 @@ fn generic_refused(
         // transcript (a position measured from the file's size, say):
         // nothing of the capability is verified by it either.
         format!(
-            "the plugin read nothing of the generic transcript {} at {step} (an empty answer \
+            "not verified here: the plugin read nothing of the generic transcript {} at {step} \
+             (an empty answer \
              after an earlier answer measured from the file): another agent's format, which \
              the host never sends it",
             each.generic
