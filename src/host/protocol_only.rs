@@ -5,8 +5,10 @@
 //!
 //! A rule there is the protocol's, not the host's: no user command meets
 //! it, so a finding there is protocol-only, a note, and a warning under
-//! `--pedantic` for authors who want the letter of the protocol. A hang or
-//! a flood keeps its weight (the host's limits hold whatever the input).
+//! `--pedantic` for authors who want the letter of the protocol. A case
+//! that is protocol-only as a whole runs only under `--pedantic`
+//! (`execute::reach::pedantic_only`). A hang or a flood keeps its weight
+//! there (the host's limits hold whatever the input).
 
 use serde::Deserialize;
 

@@ -595,8 +595,8 @@ jobs:
           binary-path: {plugin}
           cases: {dir}
           strict: \"true\"
-          # pedantic: \"true\"  # protocol-only findings (calls the host never
-          #                     # makes, inputs it never sends) warn too
+          # pedantic: \"true\"  # run the protocol-only cases too (calls the host
+          #                     # never makes, inputs it never sends): they warn
           junit: agent-conform-junit.xml
       - if: always()
         uses: actions/upload-artifact@v4

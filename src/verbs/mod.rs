@@ -213,8 +213,9 @@ struct RunArgs {
     #[arg(long)]
     strict: bool,
 
-    /// Weigh protocol-only findings (a written rule on a call the host never
-    /// makes, or on an input it never sends) as warnings, not notes.
+    /// Also run the protocol-only cases (a call the host never makes, an
+    /// input it never sends; skipped by default), and weigh protocol-only
+    /// findings as warnings, not notes.
     #[arg(long)]
     pedantic: bool,
 
