@@ -59,6 +59,20 @@ fn unverified_capabilities(reports: &[CaseReport]) -> BTreeSet<String> {
     met.difference(&verified).map(|c| c.to_string()).collect()
 }
 
+/// The refusals of a case for want of a variable the agent sets, each with
+/// its variable (the finding's subject, never read from its text).
+fn refusals(report: &mut CaseReport) -> impl Iterator<Item = (&mut Finding, String)> {
+    report
+        .steps
+        .iter_mut()
+        .flat_map(|s| s.findings.iter_mut())
+        .filter(|f| f.kind == Kind::AgentVariable)
+        .filter_map(|f| {
+            let variable = f.subject()?.to_string();
+            Some((f, variable))
+        })
+}
+
 /// A capability that refusals for a variable the agent sets left with
 /// nothing verified: each such refusal in its cases becomes of kind
 /// [`Kind::Unverified`], about the capability, saying what the variable's
@@ -73,13 +87,7 @@ pub(super) fn capabilities_left_unverified(reports: &mut [CaseReport]) {
     {
         let capability = report.capability.clone();
         let mut note = None;
-        for finding in report.steps.iter_mut().flat_map(|s| s.findings.iter_mut()) {
-            if finding.kind != Kind::AgentVariable {
-                continue;
-            }
-            let Some(variable) = finding.subject().map(str::to_string) else {
-                continue;
-            };
+        for (finding, variable) in refusals(report) {
             let taken = std::mem::replace(finding, Finding::note(""));
             *finding = Finding {
                 message: unverified_for(&variable, &capability),
@@ -110,20 +118,15 @@ pub(super) fn once_per_variable(reports: &mut [CaseReport]) {
     for report in reports {
         let mut lowered = false;
         let mut note = None;
-        for finding in report.steps.iter_mut().flat_map(|s| s.findings.iter_mut()) {
-            if finding.kind != Kind::AgentVariable {
-                continue;
-            }
-            let Some(variable) = finding.subject().map(str::to_string) else {
-                continue;
-            };
+        let id = report.id.clone();
+        for (finding, variable) in refusals(report) {
             if finding.severity > Severity::Note {
                 finding.set_severity(Severity::Note);
                 lowered = true;
             }
             match said.get(&variable) {
                 None => {
-                    said.insert(variable, report.id.clone());
+                    said.insert(variable, id.clone());
                 }
                 Some(first) => {
                     finding.message = not_verified_again(&variable, first);
