@@ -51,11 +51,23 @@ fn padded_into(value: &Value, bytes: usize, out: &mut Vec<u8>) -> Result<(), Str
     out.reserve(bytes.max(fixed));
     out.push(b'{');
     out.extend_from_slice(field.as_bytes());
-    out.resize(out.len() + bytes.saturating_sub(fixed), b'x');
+    pad(out, bytes.saturating_sub(fixed));
     out.push(b'"');
     out.extend_from_slice(separator.as_bytes());
     out.extend_from_slice(rest.as_bytes());
     Ok(())
+}
+
+/// Appends `n` bytes of padding a block at a time: one copy a block, where
+/// `resize` fills byte by byte in the tests' build (it was a fifth of the
+/// harness's time there, on the reference suite).
+fn pad(out: &mut Vec<u8>, mut n: usize) {
+    const BLOCK: [u8; 4096] = [b'x'; 4096];
+    while n > 0 {
+        let take = n.min(BLOCK.len());
+        out.extend_from_slice(&BLOCK[..take]);
+        n -= take;
+    }
 }
 
 /// The field `padded_json` fills.

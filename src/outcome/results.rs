@@ -129,7 +129,10 @@ impl Sent {
 
     /// What `stdin` shows: its text inline when it fits on a line.
     pub fn of(stdin: &[u8]) -> Sent {
-        let text = std::str::from_utf8(stdin).ok();
+        // A char is at most four bytes, and a final newline is not shown: a
+        // longer stdin (the five-MiB payloads) is not scanned at all.
+        let short = stdin.len() <= Sent::INLINE_CHARS * 4 + 1;
+        let text = short.then(|| std::str::from_utf8(stdin).ok()).flatten();
         let one_line = text.map(|t| t.strip_suffix('\n').unwrap_or(t));
         let inline = one_line
             .filter(|t| !t.chars().any(char::is_control) && t.chars().count() <= Sent::INLINE_CHARS)
