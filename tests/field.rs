@@ -75,7 +75,41 @@ fn laid_out(corpus: &Path) -> PathBuf {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+    relink(&dest.join("bin"));
     dest
+}
+
+/// Puts back a symbolic link that a checkout flattened into a file holding
+/// its target (git with `core.symlinks` off): `bin/entire-agent-devin` is
+/// a link to `devin/bin/entire-agent-devin` upstream, and a file of those 28
+/// bytes is no program (exec format error). Only a small file whose whole
+/// text is the relative path of a file beside it in `bin/` is relinked.
+fn relink(bin: &Path) {
+    let Ok(entries) = std::fs::read_dir(bin) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() > 256 {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let target = text.trim();
+        let plausible = !target.is_empty()
+            && !target.starts_with('/')
+            && !target.contains('\n')
+            && !target.starts_with("#!");
+        if plausible && bin.join(target).is_file() {
+            let _ = Command::new("chmod").arg("u+w").arg(bin).status();
+            let _ = std::fs::remove_file(&path);
+            let _ = std::os::unix::fs::symlink(target, &path);
+        }
+    }
 }
 
 /// A case id matches a glob (`*` any run of characters, `?` one).
