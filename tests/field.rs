@@ -64,6 +64,9 @@ fn laid_out(corpus: &Path) -> PathBuf {
         assert!(status.success(), "copying the field corpus failed");
         copy.path().join("field")
     };
+    // A link put back by an earlier run (`relink`) must go first: setup.sh
+    // copies the flattened file over it, and `cp` writes through a link.
+    unlink_all(&dest.join("bin"));
     let out = Command::new("bash")
         .arg(from.join("setup.sh"))
         .arg(&dest)
@@ -77,6 +80,26 @@ fn laid_out(corpus: &Path) -> PathBuf {
     );
     relink(&dest.join("bin"));
     dest
+}
+
+/// Removes the symbolic links directly in `bin` (the links of an earlier
+/// `relink`; setup.sh lays the corpus out again).
+fn unlink_all(bin: &Path) {
+    let Ok(entries) = std::fs::read_dir(bin) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        let ours = entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("entire-agent-");
+        if link && ours {
+            let _ = Command::new("chmod").arg("u+w").arg(bin).status();
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// Puts back a symbolic link that a checkout flattened into a file holding

@@ -30,6 +30,9 @@ fn reproduce_lines(text: &str) -> Vec<String> {
 /// The script and the invocation number of a `sh <script> N` line.
 fn script_and_number(line: &str) -> (PathBuf, usize) {
     let rest = line.strip_prefix("sh ").expect("sh <script> N");
+    // A check of the harness's own points at the invocation before it:
+    // `sh <script> N  (the last invocation before this check)`.
+    let rest = rest.split_once("  (").map_or(rest, |(call, _)| call);
     let (script, number) = rest.rsplit_once(' ').expect("a step number");
     let script = script.trim_matches('\'');
     (PathBuf::from(script), number.parse().expect("a number"))

@@ -134,8 +134,10 @@ fn hooks_that_never_reach_entire_fail() {
         "host-side subcommand directly",
     );
 
-    // A script that calls nothing for this payload may need input only
-    // its agent gives: not verified here, never a failure.
+    // A script that takes the payload, exits 0 and calls nothing without a
+    // word: whether it fires for its agent's own input cannot be seen here,
+    // either way: the one warning of hooks that cannot be seen, never a
+    // failure.
     let dir = tempfile::tempdir().expect("dir");
     let quiet = twin(
         dir.path(),
@@ -144,7 +146,14 @@ fn hooks_that_never_reach_entire_fail() {
     );
     let run = run_json(&quiet, &["--only", "hooks.fire.*"], &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new(), "failures");
-    assert_eq!(run.ids("note"), vec!["hooks.fire.reach-entire".to_string()]);
+    assert_eq!(
+        run.ids("warning"),
+        vec!["hooks.fire.reach-entire".to_string()]
+    );
+    assert!(
+        run.messages("hooks.fire.reach-entire")
+            .contains("cannot be seen here")
+    );
 
     let dir = tempfile::tempdir().expect("dir");
     let other = twin(
@@ -172,9 +181,9 @@ fn the_reference_hook_faults_are_caught_by_the_generic_suite() {
             "host-side subcommand directly",
         ),
         (
-            "install-marker-only",
+            "install-marker-other-agent",
             "hooks.fire.reach-entire",
-            "nothing the agent runs calls `entire hooks`",
+            "`entire hooks claude-code",
         ),
         (
             "hooks-one-type",
@@ -209,4 +218,22 @@ fn the_reference_hook_faults_are_caught_by_the_generic_suite() {
         );
         failed_with(&run, case, needle);
     }
+    // A marker and no hook at all: whether anything fires cannot be seen
+    // here, in either direction: one warning, never a failure.
+    let marker = run_json(
+        &common::reference(),
+        &only,
+        &[("ENTIRE_AGENT_REFERENCE_FAULT", "install-marker-only")],
+    );
+    assert_eq!(marker.ids("failed"), Vec::<String>::new());
+    assert!(
+        marker
+            .ids("warning")
+            .contains(&"hooks.fire.reach-entire".to_string())
+    );
+    assert!(
+        marker
+            .messages("hooks.fire.reach-entire")
+            .contains("agent-conform record")
+    );
 }

@@ -251,6 +251,15 @@ faults! {
     /// (`.reference/installed`) and reports every hook installed: nothing the
     /// agent runs calls `entire hooks`, so nothing is ever recorded.
     InstallMarkerOnly = "install-marker-only",
+    /// `install-hooks` writes only a marker of its own
+    /// (`.reference/hooks-marker.json`), whose entries run `entire hooks
+    /// claude-code <hook>`: another agent's name, so every event goes to
+    /// that agent and none to this plugin.
+    InstallMarkerOtherAgent = "install-marker-other-agent",
+    /// `install-hooks` keeps every key of the user's settings but empties
+    /// each list it adds its hook to first: the user's own hooks for those
+    /// events are dropped from their lists.
+    InstallDropsUserHooks = "install-drops-user-hooks",
     /// `install-hooks` reports 0 hooks installed even on the first install.
     InstallReportsZero = "install-reports-zero",
     /// `install-hooks` writes a fresh settings file, dropping the user's keys and hooks.

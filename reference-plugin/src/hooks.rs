@@ -117,6 +117,24 @@ fn install_marker_only(ctx: &Context) -> Result<Output> {
     ))
 }
 
+/// The `install-marker-other-agent` fault: a marker of the plugin's own
+/// whose entries run another agent's hooks.
+fn install_marker_other_agent(ctx: &Context) -> Result<Output> {
+    let dir = ctx.repo_root()?.join(".reference");
+    fs::create_dir_all(&dir).context(|| format!("creating {}", dir.display()))?;
+    let entries: Vec<Value> = ENTIRE_HOOKS
+        .iter()
+        .map(|hook| json!({"hook": hook.name, "run": format!("entire hooks claude-code {}", hook.name)}))
+        .collect();
+    let marker = dir.join("hooks-marker.json");
+    let text = serde_json::to_string_pretty(&json!({ "hooks": entries }))
+        .map_err(|e| Error::failed(e.to_string()))?;
+    fs::write(&marker, text + "\n").context(|| format!("writing {}", marker.display()))?;
+    Ok(Output::Json(
+        json!({ "hooks_installed": ENTIRE_HOOKS.len() }),
+    ))
+}
+
 /// `--local-dev` is accepted and ignored: newer hosts never send it, because a
 /// development hook command let repository content run from installed hooks.
 pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
@@ -130,6 +148,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
 
     if ctx.fault(Fault::InstallMarkerOnly) {
         return install_marker_only(ctx);
+    }
+    if ctx.fault(Fault::InstallMarkerOtherAgent) {
+        return install_marker_other_agent(ctx);
     }
     let path = settings_path(ctx)?;
     let existing = load(&path)?;
@@ -152,6 +173,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
             add_hook(&mut settings, hook)?;
         }
     } else {
+        if ctx.fault(Fault::InstallDropsUserHooks) {
+            drop_user_hooks(&mut settings, &missing);
+        }
         for hook in &missing {
             add_hook(&mut settings, hook)?;
         }
@@ -412,6 +436,18 @@ fn add_hook(settings: &mut Settings, hook: &EntireHook) -> Result<()> {
         "hooks": [{ "type": "command", "command": hook.command() }],
     }));
     Ok(())
+}
+
+/// The `install-drops-user-hooks` fault: empties the event list of every
+/// hook about to be added, the user's own entries with it.
+fn drop_user_hooks(settings: &mut Settings, missing: &[&EntireHook]) {
+    if let Some(Value::Object(events)) = settings.get_mut("hooks") {
+        for hook in missing {
+            if let Some(Value::Array(groups)) = events.get_mut(hook.event) {
+                groups.clear();
+            }
+        }
+    }
 }
 
 /// Remove every Entire hook entry, under any event. Groups, event arrays and the

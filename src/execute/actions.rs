@@ -40,7 +40,18 @@ impl Run<'_> {
             }
             Action::PlantProtectedDirs => state.user.plant_protected_dirs(&self.info, sandbox),
             Action::PlantUserData { since } => state.user.plant_since(since, sandbox),
-            Action::VerifyUserData => state.user.verify(),
+            Action::VerifyUserData => {
+                // After `uninstall-hooks` the user's lines must be back as
+                // they were; before it, an item of the plugin's may sit on
+                // a line of the user's.
+                let uninstalled = state
+                    .reports
+                    .iter()
+                    .rev()
+                    .find_map(|r| r.args.first())
+                    .is_some_and(|a| a == "uninstall-hooks");
+                state.user.verify(!uninstalled)
+            }
             Action::CheckLeftovers { since } => state.user.leftovers(since, sandbox),
             Action::CheckUnchanged { since } => state.user.unchanged(since, sandbox),
             Action::ResumesFrom {
@@ -73,6 +84,9 @@ impl Run<'_> {
                 self.hooks_fire(before, installed, sandbox, state)
             }
             Action::CheckHookEvents { step } => self.hook_events(step, state),
+            Action::CheckEscape { step, path } => self.escape(step, path, sandbox, state),
+            Action::CheckEventIds { step } => hook_answers(&self.info, step, state)
+                .map_or_else(Vec::new, |answers| hookevents::dropped_ids(&answers)),
             Action::WeighDetectByInstall => self.detect_by_install(sandbox, state),
             Action::RestartWithUserHooks if !state.user.learnt_hook_config() => {
                 // Nothing of the agent's config to hold the user's hooks.
@@ -84,6 +98,7 @@ impl Run<'_> {
             Action::RestartWithUserHooks => state.user.restart_with_user_hooks(sandbox),
         };
         let mut report = action_report(&case.step_name(index), findings);
+        report.rests_on = case.rests_on(index, state.pass_kind());
         report.duration = start.elapsed();
         downgrade(case, &mut report);
         let failed = report
@@ -214,10 +229,12 @@ impl Run<'_> {
                 "" => checks::status_text(&outcome),
                 line => format!("{}: {line}", checks::status_text(&outcome)),
             };
+            let silent = outcome.exit_code() == Some(0) && last.trim().is_empty();
             fired.push(hookfire::Fired {
                 hook,
                 calls,
                 status,
+                silent,
             });
         }
         let said = hookfire::InstallSaid {
@@ -227,11 +244,9 @@ impl Run<'_> {
                 .as_ref()
                 .and_then(|v| v.get("hooks_installed"))
                 .and_then(Value::as_u64),
-            names_a_hook: written.iter().any(|w| {
-                names
-                    .iter()
-                    .any(|n| !n.is_empty() && w.after.contains(&format!("\"{n}\"")))
-            }),
+            addresses_hooks: written
+                .iter()
+                .any(|w| hookfire::addresses(&w.after, &agent, &names)),
         };
         hookfire::judge_fired(&agent, &names, &said, &fired)
     }
@@ -269,7 +284,7 @@ impl Run<'_> {
             for report in state.reports.iter_mut().filter(|r| r.name == "detect") {
                 for finding in &mut report.findings {
                     finding.set_severity(Severity::Note);
-                    finding.evidence = crate::outcome::finding::Evidence::OwnAnswers;
+                    finding.evidence = Some(crate::outcome::finding::Evidence::OwnAnswers);
                     finding.message = format!(
                         "{}; but its install-hooks writes nothing here (the agent's own library \
                          fires its hooks): enabling it where it never runs costs the repository \
@@ -320,28 +335,62 @@ impl Run<'_> {
     /// The answers of the `for_each: /hook_names` step `step`, judged as a
     /// whole.
     fn hook_events(&self, step: &str, state: &CaseState) -> Vec<Finding> {
-        let names = crate::host::identity::hook_names(&self.info);
-        let prefix = format!("{step} [");
-        let stderrs: Vec<&str> = state
+        hook_answers(&self.info, step, state)
+            .map_or_else(Vec::new, |answers| hookevents::judge_events(&answers))
+    }
+}
+
+/// Every declared hook name's answer to the `for_each: /hook_names` step
+/// `step`; `None` when the step stopped before one (nothing to say).
+fn hook_answers(
+    info: &Value,
+    step: &str,
+    state: &CaseState,
+) -> Option<Vec<hookevents::HookAnswer>> {
+    let names = crate::host::identity::hook_names(info);
+    let prefix = format!("{step} [");
+    let stderrs: Vec<&str> = state
+        .reports
+        .iter()
+        .filter(|r| r.name.starts_with(&prefix))
+        .map(|r| r.stderr_excerpt.as_str())
+        .collect();
+    let mut answers = Vec::new();
+    for (n, hook) in names.iter().enumerate() {
+        let (exit, stdout) = state.item_answers.get(&(step.to_string(), n))?;
+        answers.push(hookevents::HookAnswer {
+            hook: hook.clone(),
+            exit: *exit,
+            stdout: stdout.clone(),
+            stderr: stderrs.get(n).copied().unwrap_or_default().to_string(),
+        });
+    }
+    Some(answers)
+}
+
+impl Run<'_> {
+    /// `check_escape`: what the `write-session` step `step` wrote where
+    /// the escaping reference `path` points (judged by
+    /// [`crate::judge::escape`]).
+    fn escape(&self, step: &str, path: &str, sandbox: &Sandbox, state: &CaseState) -> Vec<Finding> {
+        let bindings = self.bindings(sandbox, state, None);
+        let target = match Template::parse(path).and_then(|t| t.expand(&bindings)) {
+            Ok(target) => target,
+            Err(err) => return vec![Finding::failure(format!("cannot evaluate the case: {err}"))],
+        };
+        let exit = state
             .reports
             .iter()
-            .filter(|r| r.name.starts_with(&prefix))
-            .map(|r| r.stderr_excerpt.as_str())
-            .collect();
-        let mut answers = Vec::new();
-        for (n, hook) in names.iter().enumerate() {
-            let Some((exit, stdout)) = state.item_answers.get(&(step.to_string(), n)) else {
-                // The step stopped before this hook name: nothing to say.
-                return Vec::new();
-            };
-            answers.push(hookevents::HookAnswer {
-                hook: hook.clone(),
-                exit: *exit,
-                stdout: stdout.clone(),
-                stderr: stderrs.get(n).copied().unwrap_or_default().to_string(),
-            });
+            .rev()
+            .find(|r| r.name == step)
+            .map(|r| r.exit_code);
+        match exit {
+            Some(Some(0)) => crate::judge::escape::judge(std::path::Path::new(&target)),
+            Some(_) => Vec::new(),
+            None => vec![Finding::failure(format!(
+                "no step named {step:?} ran before"
+            ))],
         }
-        hookevents::judge_events(&answers)
     }
 }
 

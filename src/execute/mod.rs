@@ -440,10 +440,13 @@ fn refusal_finding(case: &Case, state: &mut CaseState, finding: Option<Finding>)
     }
 }
 
-/// No finding of a case weighs more than the case's severity (a warning
-/// case reports failures as warnings), except the hard ones: a timeout or a
-/// flood breaks the host in every call.
+/// Settles the step's findings with what its input rests on (an
+/// assumption alone never fails: [`StepReport::settle`]), then no finding
+/// of a case weighs more than the case's severity (a warning case reports
+/// failures as warnings), except the hard ones: a timeout or a flood breaks
+/// the host in every call.
 fn downgrade(case: &Case, report: &mut StepReport) {
+    report.settle();
     for f in &mut report.findings {
         f.cap(case.severity);
     }
@@ -583,6 +586,19 @@ struct CaseState {
     last_json: Option<Value>,
     /// Why the case stopped before a call the breaker refused.
     cut: Option<String>,
+}
+
+impl CaseState {
+    /// Which transcript the current pass of a `for_each_transcript` case
+    /// runs over, for what its steps rest on.
+    fn pass_kind(&self) -> crate::suite::case::Pass {
+        use crate::suite::case::Pass;
+        match &self.pass {
+            None => Pass::None,
+            Some(pass) if pass.sample.is_some() => Pass::Sample,
+            Some(_) => Pass::Generic,
+        }
+    }
 }
 
 enum StepEnd {

@@ -60,6 +60,19 @@ impl Run<'_> {
         if paths.is_empty() {
             return Vec::new();
         }
+        // The plugin's own answer first: its session directory is the
+        // agent's own, whatever its name.
+        let own = self.session_dir_in_repo(sandbox);
+        let paths: Vec<(String, bool)> = paths
+            .into_iter()
+            .filter(|(path, _)| {
+                !own.as_deref()
+                    .is_some_and(|dir| project::in_session_dir(path, dir))
+            })
+            .collect();
+        if paths.is_empty() {
+            return Vec::new();
+        }
         let hooks = self.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
         if hooks {
             let args = vec!["install-hooks".to_string()];
@@ -82,6 +95,37 @@ impl Run<'_> {
             .zip(shown)
             .map(|((path, _), shown)| hidden_path(path, &shown, &union))
             .collect()
+    }
+
+    /// The session directory `get-session-dir` names, relative to the
+    /// repository, when it lies in it; asked only when some protected path
+    /// would be judged.
+    fn session_dir_in_repo(&self, sandbox: &Sandbox) -> Option<String> {
+        let repo = sandbox.repo();
+        let args = vec![
+            "get-session-dir".to_string(),
+            "--repo-path".to_string(),
+            repo.display().to_string(),
+        ];
+        let inv = self.invocation(sandbox, args, self.options.timeout);
+        let outcome = self.spawn(&inv);
+        if outcome.exit_code() != Some(0) {
+            return None;
+        }
+        let json = crate::host::decoding::decode_host_json(&outcome.stdout).ok()?;
+        let dir = std::path::PathBuf::from(json.get("session_dir")?.as_str()?);
+        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let inside = dir
+            .strip_prefix(&repo)
+            .ok()
+            .map(Path::to_path_buf)
+            .or_else(|| {
+                real(&dir)
+                    .strip_prefix(real(&repo))
+                    .ok()
+                    .map(Path::to_path_buf)
+            })?;
+        project::relative(&inside.to_string_lossy())
     }
 
     /// The plugin's hooks the guide maps to TurnStart and TurnEnd (none

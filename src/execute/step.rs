@@ -319,6 +319,7 @@ impl Run<'_> {
         };
         let verdict = checks::check(&ctx, &outcome);
         let mut report = step_report(name, &inv, &outcome, stdin_file.as_deref());
+        report.rests_on = case.rests_on(index, state.pass_kind());
         report.answered_by = state.answered_by.take();
         let (verdict, retried) = match verdict {
             Judged::Refused(refusal, findings) if refusal.own_id => {
@@ -374,16 +375,27 @@ impl Run<'_> {
                     // The newest hosts' id rules, by release: those the
                     // case is for, when it names some.
                     let hosts = case_hosts(&self.options.hosts, case);
-                    let ids = crate::judge::ids::event_ids(event, &hosts);
+                    let payload = inv
+                        .stdin
+                        .as_deref()
+                        .and_then(|b| serde_json::from_slice::<Value>(b.as_slice()).ok());
+                    let ids = crate::judge::ids::event_ids(event, &hosts, payload.as_ref());
                     report.findings.extend(ids);
                 }
                 let captured = capture(step, json.as_ref(), &mut state.captures);
+                // A value later steps need is missing: they cannot run.
+                let lost = !captured.is_empty();
                 report.findings.extend(captured);
                 state.last_json = json;
-                let failed = report
-                    .findings
-                    .iter()
-                    .any(|f| f.severity == Severity::Failure);
+                // A failure that rests on our input alone weighs a warning
+                // and does not stop the case (the next hook name, the next
+                // check, still tell something).
+                report.settle();
+                let failed = lost
+                    || report
+                        .findings
+                        .iter()
+                        .any(|f| f.weight() == Severity::Failure);
                 if failed {
                     StepEnd::Stop
                 } else {
@@ -566,6 +578,7 @@ pub(super) fn step_report(
         stdout_bytes: outcome.stdout.len(),
         stderr_bytes: outcome.stderr.len(),
         stderr_excerpt: checks::excerpt(&outcome.stderr),
+        rests_on: crate::outcome::evidence::Evidence::HostInput,
         findings: Vec::new(),
         sent: inv
             .stdin

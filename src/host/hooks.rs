@@ -8,6 +8,8 @@
 /// (docs/host.md "The host of September 2026").
 pub const HOOKS_SUBCOMMAND: &str = "hooks";
 
+/// Event type 1, SessionStart: the session begins.
+pub const SESSION_START: u64 = 1;
 /// Event type 2, TurnStart: a turn begins (its prompt and transcript offset).
 pub const TURN_START: u64 = 2;
 /// Event type 3, TurnEnd: the transcript is read and the checkpoint made.
@@ -18,6 +20,13 @@ pub const TURN_END: u64 = 3;
 /// without either no checkpoint is ever made.
 pub fn can_checkpoint(types: &[u64]) -> bool {
     types.iter().any(|t| *t == TURN_START || *t == TURN_END)
+}
+
+/// Whether an Event of this type without a `session_id` fails its hook
+/// (docs/host.md "What the host does with each answer": SessionStart and
+/// TurnStart need one; TurnEnd makes it "unknown", the rest ignore it).
+pub fn needs_session_id(event_type: u64) -> bool {
+    event_type == SESSION_START || event_type == TURN_START
 }
 
 /// The host's own arguments of a hook call: `hooks <agent> <hook>`, split as

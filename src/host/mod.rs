@@ -67,6 +67,7 @@ pub mod conflicts;
 pub mod crash;
 pub mod decoding;
 pub mod discovery;
+pub mod evidence;
 pub mod hooks;
 pub mod identity;
 pub mod ids;

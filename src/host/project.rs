@@ -102,6 +102,15 @@ pub fn relative(entry: &str) -> Option<String> {
     (!absolute && !parts.is_empty() && !parts.contains(&"..")).then(|| parts.join("/"))
 }
 
+/// Whether the repository's `path` is the plugin's own session directory
+/// or lies inside it (`session_dir`, repository-relative, as the plugin's
+/// `get-session-dir` names it): the agent's own transcripts live there,
+/// and protecting them hides nothing of the project's (docs/host.md
+/// "Protected paths"; the plugin's own answer says whose it is).
+pub fn in_session_dir(path: &str, session_dir: &str) -> bool {
+    !session_dir.is_empty() && untracked(path, &[session_dir.to_string()])
+}
+
 /// Whether the host leaves the repository's `path` out of session
 /// tracking: it is one of the union `protected` of every registered
 /// agent's protected paths (as [`relative`] reads them) or lies beneath one
@@ -213,7 +222,8 @@ pub fn hides_project_path(path: &str, shown: &Shown, protected: &[String]) -> St
         "protected path {path:?} is read by the host relative to the repository root, and the \
          union of every registered agent's protected paths is left out of session tracking: \
          the project's own {path} (neither the install nor the plugin's session hooks created \
-         it, and it is not named for the agent) is hidden from every agent's checkpoints while \
+         it, it is not named for the agent, and it is not the session directory its \
+         get-session-dir names) is hidden from every agent's checkpoints while \
          this plugin is on PATH: a turn that edits only {path} makes no checkpoint, \
          checkpoints do not hold it, entire rewind does not restore it and the commit \
          trailers omit it ({}); name only the agent's own paths (relative to the repository), \

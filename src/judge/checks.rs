@@ -14,6 +14,7 @@ use crate::host::answers;
 use crate::host::decoding::decode_host_json;
 use crate::host::invocation::OUTPUT_LIMIT;
 use crate::outcome::Kind;
+use crate::outcome::evidence::Evidence;
 use crate::running::runner::{Outcome, Termination};
 use crate::suite::case::{ExitExpect, Refusal, RefusalOutcome, Severity};
 use crate::suite::template::Template;
@@ -359,7 +360,12 @@ fn check_stdout(
     let doc = match crate::host::decoding::decode_ordered(&out.stdout) {
         Ok(doc) => doc,
         Err(reason) => {
-            findings.push(Finding::failure(reason).diff("one JSON value", excerpt(&out.stdout)));
+            findings.push(
+                Finding::failure(reason)
+                    .kind(Kind::Decoding)
+                    .rests_on(Evidence::OwnAnswers)
+                    .diff("one JSON value", excerpt(&out.stdout)),
+            );
             return None;
         }
     };
@@ -435,9 +441,16 @@ fn as_the_host_decodes(
     for c in spoken {
         let finding = Finding {
             severity: c.severity,
-            ..Finding::failure(format!("at {}: {}", c.pointer, c.message)).kind(Kind::ZeroValue)
+            ..Finding::failure(format!("at {}: {}", c.pointer, c.message))
         };
-        findings.push(finding);
+        findings.push(match c.undecodable {
+            // The answer's own shape (a type, base64, a time), whatever it
+            // was asked about: it rests on the plugin's answer.
+            true => finding.kind(Kind::Decoding).rests_on(Evidence::OwnAnswers),
+            // A zero value may be the input's doing (a payload without the
+            // agent's keys): it rests on what the step's input does.
+            false => finding.kind(Kind::ZeroValue),
+        });
     }
     if judged.undecodable() {
         if let Some(last) = findings.last_mut() {

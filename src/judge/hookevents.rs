@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::host::hooks;
 use crate::judge::checks::Finding;
+use crate::outcome::evidence::Evidence;
 use crate::outcome::kind::Kind;
 
 /// One declared hook name's parse-hook answer to the full payload.
@@ -69,6 +70,9 @@ pub fn judge_events(answers: &[HookAnswer]) -> Vec<Finding> {
                 first.trim()
             ))
             .kind(Kind::HooksInert)
+            // The command line is the host's own, and the refusal is of its
+            // flags, not of the payload: whatever the agent sends.
+            .rests_on(Evidence::HostInput)
             .diff(
                 "parse-hook --hook <name> accepted",
                 "a flag error for every hook name",
@@ -100,7 +104,58 @@ pub fn judge_events(answers: &[HookAnswer]) -> Vec<Finding> {
             listed.join(", ")
         ))
         .kind(Kind::HooksInert)
+        // The types are the plugin's own mapping of its hook names (no type
+        // is in the payload): its own answers, whatever the payload.
+        .rests_on(Evidence::OwnAnswers)
         .diff("a hook giving TurnStart or TurnEnd", listed.join(", ")),
+    ]
+}
+
+/// What the hooks' Events for the same full payload tell of its session
+/// id: a SessionStart or TurnStart (whose empty id fails the hook) without
+/// one, while the Events of other hooks for this very payload carry it. The
+/// plugin reads the payload's id, and drops it for that hook: its own
+/// answers show it, whatever the payload's shape (a plugin that reads other
+/// keys gives every Event an empty id, and is not verified here). A failure.
+pub fn dropped_ids(answers: &[HookAnswer]) -> Vec<Finding> {
+    let events: Vec<(&str, u64, String)> = answers
+        .iter()
+        .filter(|a| a.exit == Some(0))
+        .filter_map(|a| {
+            let event = crate::host::answers::go::event(&a.stdout).ok()?;
+            let kind = event.get("type").and_then(Value::as_u64)?;
+            let id = event
+                .get("session_id")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            Some((a.hook.as_str(), kind, id.to_string()))
+        })
+        .collect();
+    let Some((carrier, _, id)) = events.iter().find(|(_, _, id)| !id.is_empty()) else {
+        return Vec::new();
+    };
+    let dropped: Vec<String> = events
+        .iter()
+        .filter(|(_, kind, id)| id.is_empty() && hooks::needs_session_id(*kind))
+        .map(|(hook, kind, _)| format!("{hook} ({kind})"))
+        .collect();
+    if dropped.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Finding::failure(format!(
+            "the Event of {} has no session_id, while {carrier}'s Event for the very same \
+             payload carries {id:?}: the plugin reads the payload's session id and drops it for \
+             these hooks, and the host fails a SessionStart or TurnStart without one (the agent \
+             shows a failed hook, the session is never started)",
+            dropped.join(", ")
+        ))
+        .kind(Kind::ZeroValue)
+        .rests_on(Evidence::OwnAnswers)
+        .diff(
+            format!("session_id {id:?}, as {carrier}'s"),
+            "an empty session_id",
+        ),
     ]
 }
 

@@ -193,6 +193,11 @@ pub struct Fired {
     pub calls: Vec<Vec<String>>,
     /// How the run ended, for the finding ("exit 127: sh: 1: x: not found").
     pub status: String,
+    /// It exited 0 and said nothing on stderr: it took the payload and did
+    /// nothing of Entire's without a word. One that refused it, or said
+    /// what it lacked (its agent's own conversation id), waits for input
+    /// only its agent gives.
+    pub silent: bool,
 }
 
 /// What the install said and left, beside the hooks found in it.
@@ -202,9 +207,25 @@ pub struct InstallSaid {
     pub wrote_any: bool,
     /// Its `hooks_installed` (`None`: not a number).
     pub reported: Option<u64>,
-    /// Some file it wrote names one of the hook names `info` declares (a
-    /// hook the agent reads as data, `{"hook": "stop"}`, and fires itself).
-    pub names_a_hook: bool,
+    /// Some file it wrote names this plugin's registered name together
+    /// with one of the hook names `info` declares: the two arguments of
+    /// `entire hooks <agent> <hook>`, in data the agent reads and fires
+    /// itself (`{"agent": "foo", "hook": "stop"}`, or an extension's
+    /// `["hooks", "foo", hookName]`). A marker that names neither, or the
+    /// hooks without the plugin, addresses nothing the host would route.
+    pub addresses_hooks: bool,
+}
+
+/// Whether a file's text names the plugin registered as `agent` and one of
+/// its declared `hooks`, each as a quoted string (`"foo"`, `'stop'`): the
+/// two arguments of `entire hooks <agent> <hook>`, in data the agent reads
+/// ([`InstallSaid::addresses_hooks`]).
+pub fn addresses(text: &str, agent: &str, hooks: &[String]) -> bool {
+    let quoted = |word: &str| {
+        !word.is_empty()
+            && (text.contains(&format!("\"{word}\"")) || text.contains(&format!("'{word}'")))
+    };
+    quoted(agent) && hooks.iter().any(|h| quoted(h))
 }
 
 /// How one installed hook ended, as the stand-in and its command tell.
@@ -268,7 +289,7 @@ pub fn judge_fired(
     }
     if certain.is_empty() {
         if reached == 0 {
-            findings.extend(nothing_runs(said));
+            findings.extend(nothing_runs(agent, said));
         }
         return findings;
     }
@@ -286,7 +307,11 @@ pub fn judge_fired(
         findings.push(bypassed(agent, &bypass, reached == 0 && quiet.is_empty()));
     }
     if !quiet.is_empty() && reached == 0 {
-        findings.push(quiet_note(agent, &quiet));
+        let silent = certain.iter().all(|(r, f)| *r != Reach::Quiet || f.silent);
+        findings.push(match silent {
+            true => unseen(agent, &UnseenBecause::Silent(&quiet)),
+            false => quiet_note(agent, &quiet),
+        });
     }
     findings
 }
@@ -390,43 +415,84 @@ fn quiet_note(agent: &str, labels: &[String]) -> Finding {
 
 /// An install that wrote no hook the harness can run: nothing to say when
 /// it wrote nothing and reported none (the agent's own library fires the
-/// hooks); a failure when it reported hooks and left nothing that runs nor
-/// names a hook; a note otherwise (hooks the agent reads as data).
-fn nothing_runs(said: &InstallSaid) -> Vec<Finding> {
+/// hooks); a note when what it wrote names this plugin with its hooks
+/// (hooks the agent reads as data, which carry what `entire hooks` needs);
+/// else the one warning of hooks whose firing cannot be seen (a marker,
+/// hooks named without the plugin, a runner that calls `entire hooks`
+/// itself): whether anything fires cannot be seen here, in either
+/// direction, so never a failure and never only a note.
+fn nothing_runs(agent: &str, said: &InstallSaid) -> Vec<Finding> {
     let reported = said.reported.unwrap_or(0);
     if !said.wrote_any && reported == 0 {
         return Vec::new();
     }
-    if reported > 0 && !said.names_a_hook {
-        let left = if said.wrote_any {
-            "its files hold no command, no executable hook script and no entry naming a hook it \
-             declares"
-        } else {
-            "it wrote no file at all"
-        };
+    if said.addresses_hooks {
         return vec![
-            Finding::failure(format!(
-                "install-hooks reported {reported} hook(s) installed, yet {left}: nothing the \
-                 agent runs calls `entire hooks`, so after `entire enable` no session is recorded \
-                 and no checkpoint is made"
+            Finding::note(format!(
+                "install-hooks wrote no hook command or executable hook script the harness can \
+                 run, but data that names `{agent}` with its hooks, which the agent reads and \
+                 fires itself: that they reach `entire hooks {agent} <hook>` is not verified here"
             ))
-            .kind(Kind::HooksInert)
-            .rests_on(Evidence::OwnAnswers)
-            .diff(
-                format!("{reported} hook(s) the agent runs"),
-                "nothing that runs",
-            ),
+            .kind(Kind::NotVerified)
+            .rests_on(Evidence::OwnAnswers),
         ];
     }
-    vec![
-        Finding::note(
-            "install-hooks wrote no hook command or executable hook script the harness can run \
-             (hooks the agent reads as data, or an agent whose own library fires the hooks, are \
-             fine): that its hooks reach `entire hooks` is not verified here",
-        )
-        .kind(Kind::NotVerified)
-        .rests_on(Evidence::OwnAnswers),
-    ]
+    vec![unseen(
+        agent,
+        &UnseenBecause::Marker {
+            reported,
+            wrote_any: said.wrote_any,
+        },
+    )]
+}
+
+/// Why the firing of the installed hooks cannot be seen.
+enum UnseenBecause<'a> {
+    /// The install wrote files holding no command, no hook script and
+    /// nothing that names the plugin with a hook (a marker), or nothing.
+    Marker { reported: u64, wrote_any: bool },
+    /// Its hooks ran, took the payload, exited 0 and called nothing,
+    /// saying nothing.
+    Silent(&'a [String]),
+}
+
+/// The one warning of hooks whose firing cannot be seen here: what was not
+/// verified, and how the author verifies it.
+fn unseen(agent: &str, because: &UnseenBecause) -> Finding {
+    let what = match because {
+        UnseenBecause::Marker {
+            reported,
+            wrote_any: true,
+        } => format!(
+            "install-hooks reported {reported} hook(s) and wrote only files that hold no \
+             command, no executable hook script and nothing naming `{agent}` with a hook it \
+             declares (a marker)"
+        ),
+        UnseenBecause::Marker { reported, .. } => {
+            format!("install-hooks reported {reported} hook(s) and wrote no file at all")
+        }
+        UnseenBecause::Silent(labels) => format!(
+            "run as the agent runs them (a small payload on stdin, the plugin on PATH), {} \
+             installed hook(s) took the payload, exited 0 and called nothing of Entire, without \
+             a word: {}",
+            labels.len(),
+            shown(labels)
+        ),
+    };
+    Finding::warning(format!(
+        "{what}: whether the agent, or a runner of its own, fires `entire hooks {agent} <hook>` \
+         cannot be seen here, so that `entire enable` leads to checkpoints is not verified. \
+         Verify it with a recording of a real session (`agent-conform record`, then the \
+         `session:` it writes in your own cases), or say why in your case file: `allow: [{{code: \
+         hooks-unseen, reason: \"our runner calls entire hooks {agent} itself\"}}]`"
+    ))
+    .kind(Kind::HooksUnseen)
+    .with_subject("hooks")
+    .rests_on(Evidence::OwnAnswers)
+    .diff(
+        format!("a hook that runs `entire hooks {agent} <hook>`"),
+        "nothing seen to call it",
+    )
 }
 
 /// At most three labels, and how many more.
@@ -492,6 +558,7 @@ mod tests {
                 .map(|c| c.iter().map(|s| s.to_string()).collect())
                 .collect(),
             status: "exit 127".into(),
+            silent: false,
         }
     }
 
@@ -499,7 +566,7 @@ mod tests {
         InstallSaid {
             wrote_any: true,
             reported: Some(1),
-            names_a_hook: false,
+            addresses_hooks: false,
         }
     }
 
@@ -530,7 +597,7 @@ mod tests {
             &[fired(&[&["hooks", "bar", "stop"]])],
         );
         assert_eq!(
-            (other[0].severity, other[0].evidence),
+            (other[0].severity, other[0].evidence()),
             (Severity::Failure, Evidence::OwnAnswers)
         );
         // Every hook runs the host's side itself: a failure; beside a
@@ -546,6 +613,36 @@ mod tests {
             (quiet[0].severity, quiet[0].kind),
             (Severity::Note, Kind::NotVerified)
         );
+        // One that took the payload, exited 0 and said nothing: unseen.
+        let mut silent = fired(&[]);
+        silent.silent = true;
+        let said = judge_fired("foo", &names, &wrote(), &[silent]);
+        assert_eq!(
+            (said[0].severity, said[0].kind),
+            (Severity::Warning, Kind::HooksUnseen)
+        );
+    }
+
+    #[test]
+    fn data_that_names_the_plugin_with_a_hook_addresses_it() {
+        let hooks = vec!["stop".to_string(), "session-start".to_string()];
+        assert!(addresses(
+            r#"{"agent": "foo", "hook": "stop"}"#,
+            "foo",
+            &hooks
+        ));
+        assert!(addresses(
+            r#"execFile("entire", ["hooks", "foo", hookName]); on("stop")"#,
+            "foo",
+            &hooks
+        ));
+        // The hooks without the plugin, or nothing: a marker.
+        assert!(!addresses(
+            r#"{"hooks": ["stop", "session-start"]}"#,
+            "foo",
+            &hooks
+        ));
+        assert!(!addresses(r#"{"schema": "foo-hooks.v1"}"#, "foo", &hooks));
     }
 
     #[test]
@@ -553,10 +650,16 @@ mod tests {
         let names = vec!["stop".to_string()];
         let mut pattern = fired_by("sh -c 'entire hooks *", &[]);
         pattern.hook.certain = false;
+        // Only a mention, which reached nothing: as if nothing ran, the one
+        // warning of hooks whose firing cannot be seen.
         let said = judge_fired("foo", &names, &wrote(), std::slice::from_ref(&pattern));
-        assert_eq!(said[0].severity, Severity::Failure, "{said:?}");
+        assert_eq!(
+            (said[0].severity, said[0].kind),
+            (Severity::Warning, Kind::HooksUnseen),
+            "{said:?}"
+        );
         let hooked = InstallSaid {
-            names_a_hook: true,
+            addresses_hooks: true,
             ..wrote()
         };
         let said = judge_fired("foo", &names, &hooked, &[pattern]);
@@ -573,12 +676,18 @@ mod tests {
     }
 
     #[test]
-    fn an_install_that_hooks_nothing_fails_and_a_library_install_is_exempt() {
+    fn a_marker_warns_once_and_a_library_install_is_exempt() {
         let names = vec!["stop".to_string()];
+        // Whether a marker's hooks fire cannot be seen, either way: never a
+        // failure from its text, never only a note.
         let marker = judge_fired("foo", &names, &wrote(), &[]);
-        assert_eq!(marker[0].severity, Severity::Failure);
+        assert_eq!(
+            (marker.len(), marker[0].weight(), marker[0].kind),
+            (1, Severity::Warning, Kind::HooksUnseen)
+        );
+        assert!(marker[0].message.contains("agent-conform record"));
         let data = InstallSaid {
-            names_a_hook: true,
+            addresses_hooks: true,
             ..wrote()
         };
         assert_eq!(
@@ -588,7 +697,7 @@ mod tests {
         let library = InstallSaid {
             wrote_any: false,
             reported: Some(0),
-            names_a_hook: false,
+            addresses_hooks: false,
         };
         assert!(judge_fired("foo", &names, &library, &[]).is_empty());
     }

@@ -15,8 +15,17 @@ use crate::outcome::finding::{Finding, Kind};
 /// `session_id` the newest variants refuse (the hook fails there; a warning
 /// where they only may hold), a warning at most for a device name as
 /// `tool_use_id` or `subagent_id` (one September variant only).
-pub fn event_ids(event: &Value, hosts: &HostRange) -> Vec<Finding> {
+///
+/// `payload` is the hook payload the Event was made of: an id the plugin
+/// echoed from it rests on what the payload rests on (ours is an
+/// assumption); one of its own making, found nowhere in it, on its own
+/// answers.
+pub fn event_ids(event: &Value, hosts: &HostRange, payload: Option<&Value>) -> Vec<Finding> {
     let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or_default();
+    let own = |finding: Finding, value: &str| match payload.is_some_and(|p| echoes(p, value)) {
+        true => finding,
+        false => finding.rests_on(crate::outcome::evidence::Evidence::OwnAnswers),
+    };
     let mut findings = Vec::new();
     let session_id = text("session_id");
     if let Some(why) = ids::newest_only(session_id) {
@@ -28,7 +37,7 @@ pub fn event_ids(event: &Value, hosts: &HostRange) -> Vec<Finding> {
                 scope.prefix(),
                 ids::REFUSED_COSTS
             ));
-            findings.push(weighed(finding, &scope, Severity::Failure));
+            findings.push(own(weighed(finding, &scope, Severity::Failure), session_id));
         }
     }
     for key in ["tool_use_id", "subagent_id"] {
@@ -43,10 +52,21 @@ pub fn event_ids(event: &Value, hosts: &HostRange) -> Vec<Finding> {
                  host refuses as {key}: the hook fails there; other variants accept it",
                 scope.prefix()
             ));
-            findings.push(weighed(finding, &scope, Severity::Warning));
+            findings.push(own(weighed(finding, &scope, Severity::Warning), id));
         }
     }
     findings
+}
+
+/// Whether `value` is a string anywhere in `payload`: an Event's value the
+/// plugin took from the payload it was given, not one of its own making.
+pub fn echoes(payload: &Value, value: &str) -> bool {
+    match payload {
+        Value::String(s) => s == value,
+        Value::Array(items) => items.iter().any(|v| echoes(v, value)),
+        Value::Object(map) => map.values().any(|v| echoes(v, value)),
+        _ => false,
+    }
 }
 
 /// A finding of the id rules, capped at a warning where the rule only
@@ -70,18 +90,21 @@ mod tests {
         let all = HostRange::default();
         let june = HostRange::parse("<0.8").unwrap();
         let dash = serde_json::json!({"type": 1, "session_id": "-x"});
-        let found = event_ids(&dash, &all);
+        let found = event_ids(&dash, &all, None);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].severity, Severity::Failure);
         assert_eq!(found[0].kind, Kind::IdRule);
-        assert!(event_ids(&dash, &june).is_empty());
+        assert!(event_ids(&dash, &june, None).is_empty());
         let unsure = HostRange::parse(">=0.9, <0.12").unwrap();
-        assert_eq!(event_ids(&dash, &unsure)[0].severity, Severity::Warning);
+        assert_eq!(
+            event_ids(&dash, &unsure, None)[0].severity,
+            Severity::Warning
+        );
         // The June rules are the schema's: not said again.
         let colon = serde_json::json!({"type": 1, "session_id": "a:b"});
-        assert!(event_ids(&colon, &all).is_empty());
+        assert!(event_ids(&colon, &all, None).is_empty());
         let device = serde_json::json!({"type": 6, "session_id": "s", "tool_use_id": "CON"});
-        let found = event_ids(&device, &all);
+        let found = event_ids(&device, &all, None);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].severity, Severity::Warning);
     }

@@ -9,6 +9,7 @@ mod context;
 mod crashes;
 pub mod discovery;
 pub mod environment;
+pub mod escape;
 pub mod external_agents;
 pub mod formats;
 pub mod hookevents;

@@ -148,16 +148,55 @@ fn with_spellings(format: Format, text: String) -> String {
 /// hand (JSON with comments, TOML, YAML, INI): `Some((line number, line))`
 /// when the file was rewritten rather than edited in place.
 pub fn first_changed_line(format: Format, original: &str, now: &str) -> Option<(usize, String)> {
+    first_lost_line(format, original, now, false)
+}
+
+/// [`first_changed_line`] while the plugin is installed: a line of the
+/// user's may also be there with one run of text added in it (the
+/// plugin's item added to the user's list on the user's line, `trusted =
+/// ["/a", "/repo"]`), which is how such lists are kept. Whether every item
+/// of the user's survived is [`losses`]'s to say, and the uninstall must
+/// give the file's bytes back ([`first_changed_line`]).
+pub fn first_line_not_kept(format: Format, original: &str, now: &str) -> Option<(usize, String)> {
+    first_lost_line(format, original, now, true)
+}
+
+fn first_lost_line(
+    format: Format,
+    original: &str,
+    now: &str,
+    in_place: bool,
+) -> Option<(usize, String)> {
     spellings(format)?;
     let norm = |l: &str| l.trim_end().trim_end_matches(',').to_string();
     let mut have = now.lines().map(norm);
     for (n, line) in original.lines().enumerate() {
         let want = norm(line);
-        if !have.any(|h| h == want) {
+        if !have.any(|h| h == want || (in_place && extended(&want, &h))) {
             return Some((n + 1, line.to_string()));
         }
     }
     None
+}
+
+/// Whether `now` is `line` with one run of text inserted somewhere in it
+/// (nothing of `line` removed or changed).
+fn extended(line: &str, now: &str) -> bool {
+    if now.len() <= line.len() || line.trim().is_empty() {
+        return false;
+    }
+    let prefix = line
+        .bytes()
+        .zip(now.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = line.as_bytes()[prefix..]
+        .iter()
+        .rev()
+        .zip(now.as_bytes()[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    prefix + suffix == line.len()
 }
 
 /// Whether an object is one of the plugin's own entries (it holds a hook

@@ -32,9 +32,12 @@ pub struct Finding {
     /// when the message is said again shorter, the note follows, and a
     /// report that shows the finding does not show the note twice.
     pub says_note: bool,
-    /// What the finding rests on (see [`Evidence`]): an assumption about
-    /// the agent alone never makes a failure ([`Finding::weight`]).
-    pub evidence: Evidence,
+    /// What the finding rests on (see [`Evidence`]), when it says so itself
+    /// (the plugin's own answer, a flag of the host's); `None`: what its
+    /// step's input rests on, settled with the step ([`Finding::settle`]).
+    /// An assumption about the agent alone never makes a failure
+    /// ([`Finding::weight`]).
+    pub evidence: Option<Evidence>,
 }
 
 impl Finding {
@@ -49,7 +52,7 @@ impl Finding {
             actual: None,
             about: None,
             says_note: false,
-            evidence: Evidence::HostInput,
+            evidence: None,
         }
     }
 
@@ -86,9 +89,27 @@ impl Finding {
     /// Sets what the finding rests on; a failure that rests on an
     /// assumption alone is a warning from here on.
     pub fn rests_on(mut self, evidence: Evidence) -> Finding {
-        self.evidence = evidence;
+        self.evidence = Some(evidence);
         self.severity = self.weight();
         self
+    }
+
+    /// What the finding rests on: its own evidence, else the host's input
+    /// (a finding not yet settled with its step).
+    pub fn evidence(&self) -> Evidence {
+        self.evidence.unwrap_or_default()
+    }
+
+    /// Settles a finding with its step: one that does not say what it
+    /// rests on rests on what the step's input does (`input`), and weighs
+    /// no more than that allows. The one place where a step's input caps
+    /// its findings (ARCHITECTURE.md, "Invariants"); settling twice changes
+    /// nothing.
+    pub fn settle(&mut self, input: Evidence) {
+        if self.evidence.is_none() {
+            self.evidence = Some(input);
+            self.severity = self.weight();
+        }
     }
 
     /// The weight the finding has: its severity, held at what its evidence
@@ -99,7 +120,7 @@ impl Finding {
         if self.hard {
             self.severity
         } else {
-            self.evidence.cap(self.severity)
+            self.evidence().cap(self.severity)
         }
     }
 
@@ -221,5 +242,26 @@ mod tests {
         assert_eq!(found.text(), "(seed 1, crlf) chunk 2 is over the limit");
         assert_eq!(Finding::note("plain").text(), "plain");
         assert_eq!(Finding::note("plain").subject(), None);
+    }
+
+    #[test]
+    fn a_finding_settles_on_its_steps_input_unless_it_says_otherwise() {
+        let mut ours = Finding::failure("the Event has no session id");
+        ours.settle(Evidence::Assumption);
+        assert_eq!(
+            (ours.weight(), ours.evidence()),
+            (Severity::Warning, Evidence::Assumption)
+        );
+        // Settling again changes nothing.
+        ours.settle(Evidence::HostInput);
+        assert_eq!(ours.evidence(), Evidence::Assumption);
+        // A finding on the host's own flags keeps its weight on our payload.
+        let mut flags = Finding::failure("--hook refused").rests_on(Evidence::HostInput);
+        flags.settle(Evidence::Assumption);
+        assert_eq!(flags.weight(), Severity::Failure);
+        // A hang holds whatever the input.
+        let mut hang = Finding::hard("timed out");
+        hang.settle(Evidence::Assumption);
+        assert_eq!(hang.weight(), Severity::Failure);
     }
 }

@@ -90,6 +90,12 @@ kinds! {
     UserData = "user-data",
     /// Hooks that cannot fire, or never make a checkpoint.
     HooksInert = "hooks-inert",
+    /// Hooks whose firing cannot be seen here (a marker file, hooks the
+    /// agent reads as data without naming the plugin, a runner that calls
+    /// `entire hooks` itself, a hook that accepts a payload and calls
+    /// nothing): one warning for the plugin, until a recording shows them
+    /// fire or `allow:` says why.
+    HooksUnseen = "hooks-unseen",
     /// A session owned by another `type`: the host drops its events silently.
     OwnerSkip = "owner-skip",
     /// A session file name the host refuses before `write-session`.

@@ -94,6 +94,12 @@ pub struct StepReport {
     /// The start of stderr, for failure reports.
     #[serde(skip)]
     pub stderr_excerpt: String,
+    /// What the step's input rests on (see
+    /// [`crate::outcome::evidence::Evidence`]): the host's own input, the
+    /// plugin's own answers, the author's samples, or an assumption of ours
+    /// (a generic payload or transcript). Its findings that do not say what
+    /// they rest on rest on this ([`StepReport::settle`]).
+    pub rests_on: crate::outcome::evidence::Evidence,
     /// Problems found.
     #[serde(serialize_with = "findings")]
     pub findings: Vec<Finding>,
@@ -178,10 +184,19 @@ impl StepReport {
             stdout_bytes: 0,
             stderr_bytes: 0,
             stderr_excerpt: String::new(),
+            rests_on: crate::outcome::evidence::Evidence::HostInput,
             findings,
             sent: None,
             answered_by: None,
         }
+    }
+
+    /// Settles each finding with what the step's input rests on
+    /// ([`Finding::settle`]): the one place a step's input caps its
+    /// findings.
+    pub fn settle(&mut self) {
+        let input = self.rests_on;
+        self.findings.iter_mut().for_each(|f| f.settle(input));
     }
 }
 
@@ -472,7 +487,7 @@ fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Er
         seq.serialize_element(&serde_json::json!({
             "severity": f.weight(),
             "code": f.kind,
-            "evidence": f.evidence,
+            "evidence": f.evidence(),
             "message": f.text(),
             "expected": f.expected,
             "actual": f.actual,

@@ -35,6 +35,7 @@ pub fn step(name: &str, findings: Vec<Finding>) -> StepReport {
         stdout_bytes: 17,
         stderr_bytes: 0,
         stderr_excerpt: String::new(),
+        rests_on: Default::default(),
         findings,
         sent: None,
         answered_by: None,

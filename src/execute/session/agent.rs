@@ -176,12 +176,16 @@ impl Play<'_, '_> {
             self.own_ids.insert(text("session_id"));
         }
         self.remember_ref(&text("session_id"), &session_ref);
+        // A reference the plugin made itself, found nowhere in the payload,
+        // rests on its own answer whatever the payload was.
+        let sent = serde_json::from_slice::<Value>(&payload).unwrap_or(Value::Null);
+        let own_ref = !crate::judge::ids::echoes(&sent, &session_ref);
         if session_ref == self.path() {
             self.echoed = Some((hook.to_string(), payload));
         }
         match kind {
             EventType::TurnStart => self.turn_start(&session_ref, text("prompt")),
-            EventType::TurnEnd => self.turn_end(&session_ref, &text("session_id")),
+            EventType::TurnEnd => self.turn_end(&session_ref, &text("session_id"), own_ref),
             EventType::SessionEnd => self.session_end(),
             EventType::SubagentEnd => self.subagent_end(hook, &session_ref, &text("subagent_id")),
             _ => {}
@@ -317,7 +321,21 @@ impl Play<'_, '_> {
         }
         let repo = self.sandbox.repo().display().to_string();
         let args = vec!["get-session-dir".into(), "--repo-path".into(), repo];
-        let answer = self.call(format!("{why} · get-session-dir"), args, None)?;
+        // The host's own call, whatever the session rests on.
+        let basis = std::mem::replace(
+            &mut self.basis,
+            crate::outcome::evidence::Evidence::HostInput,
+        );
+        let answer = self.call(format!("{why} · get-session-dir"), args, None);
+        let answer = self.session_dir_answer(why, answer);
+        self.basis = basis;
+        answer
+    }
+
+    /// What the host takes from `get-session-dir`'s answer: the directory,
+    /// or a failed session store.
+    fn session_dir_answer(&mut self, why: &str, answer: Option<Answer>) -> Option<String> {
+        let answer = answer?;
         if !answer.ok() {
             let message = format!(
                 "get-session-dir failed: the host fails the session store (\"session directory \
@@ -390,16 +408,17 @@ impl Play<'_, '_> {
         }
     }
 
-    fn turn_end(&mut self, session_ref: &str, session_id: &str) {
+    fn turn_end(&mut self, session_ref: &str, session_id: &str, own_ref: bool) {
         let turn = self.turn.max(1);
         let label = format!("turn {turn} · TurnEnd");
         if let Some(why) = self.unusable_ref(session_ref) {
+            let message = format!("hook fails at TurnEnd, no checkpoint: {}", why.0);
             match (self.recorded(), why.1) {
                 (false, false) => self.unverified(why.0),
-                _ => {
-                    let message = format!("hook fails at TurnEnd, no checkpoint: {}", why.0);
-                    self.find(Severity::Failure, message);
-                }
+                // A directory of the plugin's own naming (not an echo of the
+                // payload): its own answer's fault, whatever the payload.
+                (false, true) if own_ref => self.find_own(Severity::Failure, message),
+                _ => self.find(Severity::Failure, message),
             }
             return;
         }

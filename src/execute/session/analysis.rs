@@ -111,8 +111,10 @@ impl Play<'_, '_> {
             return;
         };
         let what = format!("turn {turn}'s position (get-transcript-position at TurnStart)");
+        // The answer against the file's own lines and bytes: a fact of the
+        // plugin's answer, in whatever format the transcript is.
         if let Some((severity, message)) = positions::judge(session_ref, &bytes, position, &what) {
-            self.find(severity, message);
+            self.find_own(severity, message);
         }
     }
 
@@ -158,7 +160,9 @@ impl Play<'_, '_> {
                  prompts before it",
                 self.offset_from, self.offset
             );
-            self.find(Severity::Failure, message);
+            // It read the transcript (it found prompts in it): the offset
+            // it did not honour is its own answer's.
+            self.find_own(Severity::Failure, message);
         }
     }
 
@@ -172,7 +176,7 @@ impl Play<'_, '_> {
              were not read from {} ({}), so the checkpoint is attributed files of another turn",
             self.offset_from, self.offset
         );
-        self.find(Severity::Failure, message);
+        self.find_own(Severity::Failure, message);
     }
 
     /// Token counts, with the transcript on stdin.
@@ -244,7 +248,7 @@ impl Play<'_, '_> {
         // A transcript the plugin already read for a checkpoint is no other
         // agent's format: its refusal now is the plugin's own failure.
         match self.recorded() || !self.checkpoints.is_empty() {
-            true => self.find(
+            true => self.find_own(
                 Severity::Failure,
                 format!(
                     "hook {hook} fails: at SubagentEnd the host calls extract-modified-files \

@@ -30,6 +30,7 @@ use crate::execute::step::{action_report, step_report};
 use crate::execute::{CaseState, Run, conclude, defer_stdin};
 use crate::host::answers;
 use crate::judge::checks::{self, Finding};
+use crate::outcome::evidence::Evidence;
 use crate::outcome::results::{CaseOutcome, StepReport};
 use crate::running::runner;
 use crate::running::sandbox::Sandbox;
@@ -75,6 +76,8 @@ impl Run<'_> {
         play.weigh_renewals();
         let probes = std::mem::take(&mut play.probes);
         play.state.reports.extend(probes);
+        // Each finding weighs what its step's input allows.
+        play.state.reports.iter_mut().for_each(StepReport::settle);
         let note = play.unverified.clone();
         play.state.unverified = note.clone();
         (conclude(state), note)
@@ -143,6 +146,12 @@ struct Play<'p, 'r> {
     /// made before the session but not part of it: shown after the
     /// session's steps, which stay in the session's order.
     probes: Vec<StepReport>,
+    /// What the calls made now rest on (each step's `rests_on`): the
+    /// agent session's hooks and transcript on the author's recording, or
+    /// on an assumption (the generic payloads and transcript); the restore
+    /// on the plugin's own answers (the ids of its Events, the transcript
+    /// its read-transcript gave); `get-session-dir` on the host's input.
+    basis: Evidence,
 }
 
 /// The answer of one call.
@@ -202,6 +211,10 @@ impl<'p, 'r> Play<'p, 'r> {
             renewals: Vec::new(),
             resume_names_id: None,
             probes: Vec::new(),
+            basis: match run.recording {
+                Some(_) => Evidence::Samples,
+                None => Evidence::Assumption,
+            },
         }
     }
 
@@ -277,6 +290,7 @@ impl<'p, 'r> Play<'p, 'r> {
             .breaker
             .record(&self.case.id, &inv.args, inv.timeout, &outcome);
         let mut report = step_report(label, &inv, &outcome, stdin_file.as_deref());
+        report.rests_on = self.basis;
         report.findings = checks::universal(inv.timeout.as_secs_f64(), &outcome);
         let hard = report
             .findings
@@ -328,6 +342,20 @@ impl<'p, 'r> Play<'p, 'r> {
         });
     }
 
+    /// [`Play::find`] for a finding that rests on the plugin's own answers
+    /// whatever the session's input: a fact of its answers that holds in any
+    /// format (a position in the file's bytes, an offset not honoured in a
+    /// transcript it read).
+    fn find_own(&mut self, severity: Severity, message: String) {
+        self.add(
+            Finding {
+                severity,
+                ..Finding::failure(message)
+            }
+            .rests_on(Evidence::OwnAnswers),
+        );
+    }
+
     /// Adds `finding` to the last step of the timeline.
     fn add(&mut self, finding: Finding) {
         match self.state.reports.last_mut() {
@@ -339,12 +367,14 @@ impl<'p, 'r> Play<'p, 'r> {
         }
     }
 
-    /// Whether this session id may be of the plugin's own making: its
-    /// Events gave it, or they gave none at all (the form of its ids is
-    /// then not known, and a refusal is judged as before: its store may be
-    /// missing).
+    /// Whether this session id is of the plugin's own making: its Events
+    /// gave it, or the author recorded the session. An id of the generic
+    /// payload that no Event gave back (the plugin refused every payload,
+    /// or has no hooks and so no Events) is ours: the host never sends it,
+    /// so a refusal of it is "not verified here", unless the plugin refuses
+    /// an id of its own too (`write`).
     fn own(&self, id: &str) -> bool {
-        self.own_ids.is_empty() || self.own_ids.contains(id)
+        self.recorded() || self.own_ids.contains(id)
     }
 
     /// A refusal of a session id the plugin's `parse-hook` never produced:
@@ -368,7 +398,9 @@ impl<'p, 'r> Play<'p, 'r> {
     /// A timeline line with no call behind it (a check of what the host
     /// would find on disk).
     fn check_line(&mut self, label: &str, findings: Vec<Finding>) {
-        self.state.reports.push(action_report(label, findings));
+        let mut report = action_report(label, findings);
+        report.rests_on = self.basis;
+        self.state.reports.push(report);
     }
 
     /// The generic session cannot go on: the plugin does not read another

@@ -15,6 +15,7 @@ impl Play<'_, '_> {
     /// session's last checkpoint and a second one.
     pub(super) fn restore_two_sessions(&mut self) {
         let sessions = self.two_sessions();
+        self.restoring();
         let Some(dir) = self.session_dir("entire resume") else {
             return;
         };
@@ -113,6 +114,7 @@ impl Play<'_, '_> {
         // played in the plain repository); `holds` compares with itself.
         let last = self.last_session();
         let sessions = [last.clone(), last];
+        self.restoring();
         let Some(dir) = self.session_dir("entire resume") else {
             return;
         };
@@ -121,7 +123,12 @@ impl Play<'_, '_> {
         };
         let (id, bytes) = &sessions[0];
         let files = [file.clone(), file];
-        if !self.write(Restore::Resume, id, &files[0], bytes) {
+        // An id of ours that the plugin refused is not verified here, as in
+        // the plain replay: nothing of its restore is judged.
+        if self.foreign.contains(id) || !self.write(Restore::Resume, id, &files[0], bytes) {
+            return;
+        }
+        if self.foreign.contains(id) {
             return;
         }
         if !self.holds(Restore::Resume, &sessions, &files, 0)
@@ -129,6 +136,16 @@ impl Play<'_, '_> {
             && !self.stopped
         {
             self.not_resumable(id, &files[0]);
+        }
+    }
+
+    /// From here the calls rest on the plugin's own answers (the ids of its
+    /// Events, the checkpoint its read-transcript gave), or on the author's
+    /// recording: what the host sends on restore is its own marshalling of
+    /// those. An id that is ours, refused, is "not verified here" (`own`).
+    fn restoring(&mut self) {
+        if !self.recorded() {
+            self.basis = crate::outcome::evidence::Evidence::OwnAnswers;
         }
     }
 
@@ -274,8 +291,7 @@ impl Play<'_, '_> {
             return true;
         }
         if !self.own(id) {
-            self.foreign_id(id, "write-session");
-            return true;
+            return self.write_foreign(&input, id);
         }
         let message = format!(
             "{} fails: write-session refused what the host sends (start_time {:?}, null file \
@@ -290,6 +306,47 @@ impl Play<'_, '_> {
         );
         self.find(Severity::Failure, message);
         false
+    }
+
+    /// A `write-session` refused for an id that is ours (no Event of the
+    /// plugin gave it): tried again with an id of the plugin's own making
+    /// (`execute::own_id`), as the core case does. A plugin that refuses its
+    /// own id too refuses every id: the restore fails (false), resting on
+    /// its own answers; else the session is "not verified here" and the
+    /// replay goes on without it (true).
+    fn write_foreign(&mut self, input: &Value, id: &str) -> bool {
+        let label = self
+            .state
+            .reports
+            .last()
+            .map_or_else(|| "write-session".to_string(), |r| r.name.clone());
+        let mut inv = self.run.invocation(
+            self.sandbox,
+            vec!["write-session".into()],
+            self.run.options.timeout,
+        );
+        self.run.set_env(&mut inv, &self.case.env, self.sandbox);
+        inv.stdin = Some(std::sync::Arc::new(input.to_string().into_bytes()));
+        let retried = self.run.write_with_own_id(&label, &inv, self.sandbox);
+        if let crate::execute::own_id::Retried::Refused(calls, finding) = retried {
+            self.retry_steps(calls);
+            self.add(finding);
+            return false;
+        }
+        let note = retried.note(id, self.declared("hooks"));
+        self.retry_steps(retried.into_calls());
+        self.add(Finding::note(note).kind(crate::outcome::Kind::NotVerified));
+        self.foreign.insert(id.to_string());
+        true
+    }
+
+    /// The calls of a retry, as steps of the timeline.
+    fn retry_steps(&mut self, calls: Vec<crate::execute::own_id::Call>) {
+        for (name, inv, outcome) in calls {
+            let mut report = crate::execute::step::step_report(name, &inv, &outcome, None);
+            report.rests_on = self.basis;
+            self.state.reports.push(report);
+        }
     }
 
     /// Whether session `n`'s file holds its transcript after the writes of

@@ -260,8 +260,11 @@ impl UserData {
         Ok(())
     }
 
-    /// Every planted file unchanged, every planted key still there.
-    pub fn verify(&mut self) -> Vec<Finding> {
+    /// Every planted file unchanged, every planted key still there. While
+    /// the plugin is installed (`installed`), a user's line may hold the
+    /// plugin's item added in place; after the uninstall the user's lines
+    /// must be back as they were.
+    pub fn verify(&mut self, installed: bool) -> Vec<Finding> {
         let mut findings = Vec::new();
         for file in &self.files {
             match fs::read(file) {
@@ -287,14 +290,14 @@ impl UserData {
                 }
             }
         }
-        findings.extend(self.verify_planted());
+        findings.extend(self.verify_planted(installed));
         findings
     }
 
     /// Every planted file still there with every key, item and line of the
     /// user's, or moved aside whole while the plugin's hook is in its place
     /// and back exactly as it was once the plugin's hook is gone.
-    fn verify_planted(&mut self) -> Vec<Finding> {
+    fn verify_planted(&mut self, installed: bool) -> Vec<Finding> {
         let mut findings = Vec::new();
         for (path, (rel, format, expect)) in &self.planted {
             let original = self.originals.get(path).map_or(&[][..], |t| t.as_bytes());
@@ -310,11 +313,12 @@ impl UserData {
             };
             let losses = planted::losses(*format, expect, &text);
             let moved_aside = self.moved.contains_key(path);
-            if let (true, false, Some((n, line))) = (
-                losses.is_empty(),
-                moved_aside,
-                planted::first_changed_line(*format, &String::from_utf8_lossy(original), &text),
-            ) {
+            let original_text = String::from_utf8_lossy(original);
+            let changed = match installed {
+                true => planted::first_line_not_kept(*format, &original_text, &text),
+                false => planted::first_changed_line(*format, &original_text, &text),
+            };
+            if let (true, false, Some((n, line))) = (losses.is_empty(), moved_aside, changed) {
                 findings.push(rewritten(rel, *format, n, &line));
                 continue;
             }
@@ -370,11 +374,36 @@ impl UserData {
         if left.is_empty() {
             return Vec::new();
         }
-        let list: Vec<String> = left.iter().map(|s| s.to_string()).collect();
-        vec![Finding::warning(format!(
-            "uninstall-hooks left behind files that install-hooks created: {}",
-            list.join(", ")
-        ))]
+        let repo = sandbox.repo().display().to_string();
+        let (agents, others): (Vec<String>, Vec<String>) =
+            left.iter().map(|s| s.to_string()).partition(|rel| {
+                agents_own_file(
+                    rel,
+                    &fs::read(sandbox.root().join(rel)).unwrap_or_default(),
+                    &repo,
+                )
+            });
+        let mut findings = Vec::new();
+        if !others.is_empty() {
+            findings.push(Finding::warning(format!(
+                "uninstall-hooks left behind files that install-hooks created: {}",
+                others.join(", ")
+            )));
+        }
+        if !agents.is_empty() {
+            findings.push(
+                Finding::note(format!(
+                    "uninstall-hooks left {} under HOME, which install-hooks created in this empty \
+                     HOME: the agent's own file, which a user of the agent already has, now \
+                     holding nothing of the plugin's (no hook of its, no path of this repository): \
+                     nothing of the install is left in it",
+                    agents.join(", ")
+                ))
+                .kind(Kind::UserData)
+                .rests_on(crate::outcome::evidence::Evidence::OwnAnswers),
+            );
+        }
+        findings
     }
 
     /// Starts over in an empty repository and HOME that already hold every
@@ -492,6 +521,20 @@ fn harness_problem(path: &Path, err: &std::io::Error) -> Finding {
         "the harness could not plant user data at {}: {err}",
         path.display()
     ))
+}
+
+/// Whether a file the install created and the uninstall left is the
+/// agent's own, under HOME: not named for Entire (the plugin's own state
+/// is), and holding nothing of the plugin's any more (no `entire hooks`
+/// line, no path of the repository). A user of the agent already has such
+/// a file (its config, its trust list), so an install on a real machine
+/// creates nothing there, and the empty HOME here made it.
+fn agents_own_file(rel: &str, bytes: &[u8], repo: &str) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    rel.starts_with("home/")
+        && !mentions_entire(rel)
+        && !text.contains(HOOK_MARK.trim_end())
+        && !text.contains(repo)
 }
 
 fn mentions_entire(rel: &str) -> bool {

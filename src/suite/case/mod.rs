@@ -30,6 +30,7 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 pub use crate::host::Severity;
+pub use crate::host::evidence::Evidence;
 pub use crate::host::invocation::WorkTree;
 pub use crate::suite::fixtures::Fixtures;
 pub use assert::{Check, JsonAssert, JsonType, Precondition};
@@ -346,6 +347,67 @@ pub struct Step {
     /// ends the case with this outcome instead of a failure.
     #[serde(default)]
     pub on_refusal: Option<Refusal>,
+    /// What the step's input rests on, declared where it cannot be derived
+    /// ([`Step::rests_on`]): the same generic payload forwarded with the
+    /// trailing newline older hosts add rests on the host's input, though
+    /// the payload alone is ours.
+    #[serde(default)]
+    pub rests_on: Option<Evidence>,
+}
+
+/// Which transcript a `for_each_transcript` pass runs over, for what a
+/// step's input rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Not a transcript pass.
+    None,
+    /// The generic transcript, in the guide's (Claude Code's) shape.
+    Generic,
+    /// One of the author's own sample transcripts.
+    Sample,
+}
+
+impl Step {
+    /// What the step's input rests on: what the case file declares, else
+    /// what the step shows. A harness action rests on what it reads
+    /// ([`Action::rests_on`]); a call whose stdin is a file of the author's
+    /// (`path:`), or that runs over a sample transcript, on the samples; a
+    /// `parse-hook` payload written in the suite's own cases, or a call over
+    /// the generic transcript, on an assumption (the host only sends the
+    /// agent's own payloads and transcripts), one the author wrote in a
+    /// case file of theirs (`authored`) on the samples; anything else on the
+    /// host's input (the host's own flags, and the request bodies it
+    /// marshals itself).
+    pub fn rests_on(&self, pass: Pass, authored: bool) -> Evidence {
+        if let Some(declared) = self.rests_on {
+            return declared;
+        }
+        if let Some(action) = &self.action {
+            return action.rests_on();
+        }
+        let sample = matches!(self.stdin, Some(Source::Path(_)));
+        match pass {
+            Pass::Sample => return Evidence::Samples,
+            Pass::Generic if !sample => return Evidence::Assumption,
+            _ => {}
+        }
+        if sample {
+            return Evidence::Samples;
+        }
+        let subcommand = self
+            .args
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(String::as_str);
+        match (
+            subcommand == Some("parse-hook") && self.stdin.is_some(),
+            authored,
+        ) {
+            (true, true) => Evidence::Samples,
+            (true, false) => Evidence::Assumption,
+            _ => Evidence::HostInput,
+        }
+    }
 }
 
 /// What a step expects.
@@ -514,10 +576,90 @@ pub enum Action {
         /// The step's name.
         step: String,
     },
+    /// Judges the session ids of the Events the `for_each: /hook_names`
+    /// step `step` gave for one full payload: a SessionStart or TurnStart
+    /// without one, while other hooks' Events for that payload carry it
+    /// (the plugin reads the id and drops it for those hooks).
+    CheckEventIds {
+        /// The step's name.
+        step: String,
+    },
+    /// After a `write-session` step that was given a `session_ref` whose
+    /// `..` components leave the session directory: what the call wrote
+    /// where that reference points. A refusal says nothing; exit 0 with a
+    /// file there (or one named after it beside it) is the escape, at the
+    /// case's severity; exit 0 having written nothing there escaped
+    /// nothing (the plugin writes its own file, whatever the reference
+    /// says): a note.
+    CheckEscape {
+        /// The `write-session` step, by name.
+        step: String,
+        /// The escaping reference given to it (a template).
+        path: String,
+    },
     /// `restart_with_learnt_files`, but the case ends there, passed, when
     /// the install touched no file (hooks fired by the agent's own library:
     /// no config holds the user's hooks, nothing to check).
     RestartWithUserHooks,
+}
+
+impl Action {
+    /// What an action's checks rest on: what they read. The user data, the
+    /// hooks and the files the agent resumes from are read in the files
+    /// the plugin's own calls wrote or named (its own answers); the checks
+    /// of `info` on the call the host makes with no input (the host's
+    /// input). `check_hook_events` rests on the step it judges, which
+    /// [`Case::rests_on`] looks up.
+    pub fn rests_on(&self) -> Evidence {
+        match self {
+            Action::Snapshot(_)
+            | Action::PlantProtectedDirs
+            | Action::CheckFileName
+            | Action::CheckInfoName
+            | Action::CheckNotBuiltIn
+            | Action::CheckInfoType
+            | Action::CheckInfoTime
+            | Action::CheckInfoDeclarations
+            | Action::CheckInfoTypeStable
+            | Action::CheckReadOnly { .. } => Evidence::HostInput,
+            Action::CheckHookEvents { .. } => Evidence::Assumption,
+            Action::PlantUserData { .. }
+            | Action::VerifyUserData
+            | Action::CheckLeftovers { .. }
+            | Action::CheckUnchanged { .. }
+            | Action::CheckHooksRemoved { .. }
+            | Action::ResumesFrom { .. }
+            | Action::RestartWithLearntFiles
+            | Action::HostCalled { .. }
+            | Action::CheckProtectedPaths
+            | Action::CheckSharedHooks { .. }
+            | Action::CheckHooksFire { .. }
+            | Action::WeighDetectByInstall
+            | Action::CheckEscape { .. }
+            | Action::CheckEventIds { .. }
+            | Action::RestartWithUserHooks => Evidence::OwnAnswers,
+        }
+    }
+}
+
+impl Case {
+    /// What step `index`'s input rests on ([`Step::rests_on`]), in `pass`;
+    /// `check_hook_events` rests on the step it judges, unless declared.
+    pub fn rests_on(&self, index: usize, pass: Pass) -> Evidence {
+        let Some(step) = self.steps.get(index).map(|s| &s.value) else {
+            return Evidence::HostInput;
+        };
+        let authored = !self.origin.embedded && !self.guess;
+        match (&step.action, step.rests_on) {
+            (Some(Action::CheckHookEvents { step: judged }), None) => self
+                .steps
+                .iter()
+                .position(|s| s.value.name.as_deref() == Some(judged.as_str()))
+                .filter(|n| *n != index)
+                .map_or(Evidence::Assumption, |n| self.rests_on(n, pass)),
+            _ => step.rests_on(pass, authored),
+        }
+    }
 }
 
 /// The expected exit status.
@@ -677,5 +819,47 @@ pub fn normalize(path: &str) -> String {
         format!("/{joined}")
     } else {
         joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Case, Evidence, Pass};
+
+    fn case(yaml: &str) -> Case {
+        serde_saphyr::from_str(yaml).expect("a valid case")
+    }
+
+    #[test]
+    fn what_a_step_rests_on_is_derived_where_it_can_be_and_declared_where_not() {
+        let c = case(
+            "id: a\ntitle: t\nsteps:\n\
+             - name: parse\n  args: [parse-hook, --hook, stop]\n  stdin: {json: {session_id: x}}\n\
+             - args: [parse-hook, --hook, stop]\n  stdin: {path: samples/stop.json}\n\
+             - args: [parse-hook, --hook, stop]\n  stdin: {text: \"{}\\n\"}\n  rests_on: host-input\n\
+             - args: [get-session-dir, --repo-path, x]\n\
+             - action: {check_hook_events: {step: parse}}\n\
+             - action: {snapshot: before}\n\
+             - action: verify_user_data\n\
+             - args: [get-transcript-position, --path, x]\n",
+        );
+        // The author's own case file: a payload written there is theirs.
+        assert_eq!(c.rests_on(0, Pass::None), Evidence::Samples);
+        let mut c = c;
+        c.origin.embedded = true;
+        let on = |n: usize, pass: Pass| c.rests_on(n, pass);
+        // Our generic payload; the author's sample; a difference the host
+        // makes, declared; the host's own flags.
+        assert_eq!(on(0, Pass::None), Evidence::Assumption);
+        assert_eq!(on(1, Pass::None), Evidence::Samples);
+        assert_eq!(on(2, Pass::None), Evidence::HostInput);
+        assert_eq!(on(3, Pass::None), Evidence::HostInput);
+        // An action on the step it judges; on what it reads.
+        assert_eq!(on(4, Pass::None), Evidence::Assumption);
+        assert_eq!(on(5, Pass::None), Evidence::HostInput);
+        assert_eq!(on(6, Pass::None), Evidence::OwnAnswers);
+        // The generic transcript, or one of the author's.
+        assert_eq!(on(7, Pass::Generic), Evidence::Assumption);
+        assert_eq!(on(7, Pass::Sample), Evidence::Samples);
     }
 }

@@ -255,6 +255,19 @@ impl Known<'_> {
         if let Some(Action::HostCalled { contains }) = &step.action {
             self.check_template(contains, captures)?;
         }
+        if let Some(Action::CheckEventIds { step: parse }) = &step.action
+            && !names.contains(parse)
+        {
+            return Err(format!(
+                "check_event_ids: no earlier step is named {parse:?}"
+            ));
+        }
+        if let Some(Action::CheckEscape { step: write, path }) = &step.action {
+            self.check_template(path, captures)?;
+            if !names.contains(write) {
+                return Err(format!("check_escape: no earlier step is named {write:?}"));
+            }
+        }
         let carried = step
             .on_refusal
             .iter()
