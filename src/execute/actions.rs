@@ -82,6 +82,9 @@ impl Run<'_> {
                 return StepEnd::Stop;
             }
             Action::RestartWithUserHooks => state.user.restart_with_user_hooks(sandbox),
+            Action::LivedInConfig { before, installed } => {
+                self.lived_in_config(case, before, installed, sandbox, state)
+            }
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();
