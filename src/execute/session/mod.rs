@@ -37,6 +37,7 @@ use crate::suite::case::{Case, Severity};
 
 mod agent;
 mod analysis;
+mod lived;
 mod reads;
 mod restore;
 
@@ -143,6 +144,9 @@ struct Play<'p, 'r> {
     /// made before the session but not part of it: shown after the
     /// session's steps, which stay in the session's order.
     probes: Vec<StepReport>,
+    /// The session files the replay laid down before a restore wrote them
+    /// (`restore::lived`): the restore, the session, and the bytes.
+    lived: Vec<(crate::host::session::Restore, usize, Vec<u8>)>,
 }
 
 /// The answer of one call.
@@ -202,6 +206,7 @@ impl<'p, 'r> Play<'p, 'r> {
             renewals: Vec::new(),
             resume_names_id: None,
             probes: Vec::new(),
+            lived: Vec::new(),
         }
     }
 
