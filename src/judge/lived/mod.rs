@@ -189,6 +189,18 @@ pub struct Laid {
     pub user: Value,
 }
 
+impl Laid {
+    /// What the user has before the first install: all of it, byte for
+    /// byte.
+    pub fn users(&self) -> Users<'_> {
+        Users {
+            text: &self.text,
+            doc: &self.user,
+            exact: true,
+        }
+    }
+}
+
 fn laid(format: Format, text: String) -> Option<Laid> {
     let user = formats::parse(format, &text).ok()?;
     Some(Laid { text, user })
@@ -608,11 +620,7 @@ mod tests {
         let cfg = config();
         let laid = cfg.lay(Shape::TomlInline).expect("laid");
         assert!(laid.text.contains("hooks = [\n"), "{}", laid.text);
-        let users = Users {
-            text: &laid.text,
-            doc: &laid.user,
-            exact: true,
-        };
+        let users = laid.users();
         let installed = install_inline(&laid.text);
         let found = cfg.after_install(Shape::TomlInline, users, Some(&installed), When::Install);
         assert!(found.is_empty(), "{found:?}");
@@ -645,11 +653,7 @@ mod tests {
     fn tables_appended_after_an_inline_array_make_the_file_unreadable() {
         let cfg = config();
         let laid = cfg.lay(Shape::TomlInline).expect("laid");
-        let users = Users {
-            text: &laid.text,
-            doc: &laid.user,
-            exact: true,
-        };
+        let users = laid.users();
         let broken = format!(
             "{}\n[[hooks]]\nevent = \"stop\"\ncommand = \"entire hooks x stop\"\n",
             laid.text
@@ -669,11 +673,7 @@ mod tests {
     fn a_second_copy_of_an_entry_and_a_refusal_are_weighed() {
         let cfg = config();
         let laid = cfg.lay(Shape::TomlTables).expect("laid");
-        let users = Users {
-            text: &laid.text,
-            doc: &laid.user,
-            exact: true,
-        };
+        let users = laid.users();
         let once = format!("{}\n{TOML_PLUGIN}", laid.text);
         let found = cfg.after_install(Shape::TomlTables, users, Some(&once), When::Install);
         assert!(found.is_empty(), "{found:?}");
@@ -728,11 +728,7 @@ mod tests {
             vec![vec!["hooks".to_string(), "Stop".to_string()]]
         );
         let laid = cfg.lay(Shape::Json).expect("laid");
-        let users = Users {
-            text: &laid.text,
-            doc: &laid.user,
-            exact: true,
-        };
+        let users = laid.users();
         let compact = laid.user.to_string();
         let found = cfg.after_uninstall(Shape::Json, users, Some(&compact));
         assert!(found.is_empty(), "{found:?}");
