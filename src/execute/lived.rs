@@ -165,13 +165,15 @@ impl Run<'_> {
         for (f, before) in files.iter().zip(before) {
             let now = read(sandbox, f);
             untouched &= now.as_deref() == Some(before.as_str());
+            let users = match when {
+                When::Install => f.laid.users(),
+                _ => f.users(),
+            };
             findings.extend(match refused {
                 true => f
                     .cfg
-                    .after_refusal(f.shape, f.users(), before, now.as_deref(), when),
-                false => f
-                    .cfg
-                    .after_install(f.shape, f.users(), now.as_deref(), when),
+                    .after_refusal(f.shape, users, before, now.as_deref(), when),
+                false => f.cfg.after_install(f.shape, users, now.as_deref(), when),
             });
         }
         if refused {
