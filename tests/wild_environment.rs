@@ -45,6 +45,7 @@ fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks
         "hooks.lifecycle.user-hooks-not-installed",
         "hooks.user-data.fresh-install",
         "hooks.user-data.existing-settings",
+        "hooks.user-data.lived-in",
         "hooks.user-data.no-leftovers",
         "hooks.lifecycle.manual-uninstall",
         "hooks.lifecycle.shared-hooks",

@@ -1,6 +1,9 @@
 //! Plugins in the wild (tests/common/wild.rs): installing hooks. An install
 //! count under another name; configs in TOML, YAML, INI and a trust list
-//! that keep the user's content (and their clobbering twins); a state file of
+//! that keep the user's content (and their clobbering twins); hooks in TOML
+//! edited in whatever list shape the user keeps them (and the twin that
+//! breaks an inline array), a second `hooks:` key beside a YAML flow list,
+//! a clean refusal of a shape a plugin does not edit; a state file of
 //! the plugin's own; hooks the agent's own library fires; and writing under
 //! the git dir where `.git` is a file (linked worktrees, submodules).
 
@@ -28,26 +31,86 @@ fn a_renamed_install_count_only_degrades_and_the_lifecycle_is_still_checked() {
 }
 
 #[test]
-fn configs_in_toml_yaml_ini_and_a_trust_list_that_keep_the_users_content_pass_strict() {
+fn configs_in_toml_yaml_ini_and_a_trust_list_that_keep_the_users_content_pass() {
     // The user's own content is planted in each of its files (repository,
     // XDG_CONFIG_HOME, HOME) before the install; the plugin merges into them.
     // Its YAML and INI files, which hold hook entries, are under HOME:
-    // shared by every repository, the one warning (docs/host.md "Hooks in
-    // a file every repository shares").
-    let args = ["--cases", &cases("manyformats")];
-    let run = run_json(&wild("manyformats"), &args, &[]);
-    assert_eq!(run.ids("failed"), Vec::<String>::new(), "failures");
-    assert_eq!(
-        run.ids("warning"),
-        vec!["hooks.lifecycle.shared-hooks".to_string()],
-        "warnings"
+    // shared by every repository, a warning (docs/host.md "Hooks in a file
+    // every repository shares"). A user whose TOML hooks are an inline
+    // array, or whose YAML list is a flow one, gets a clean refusal before
+    // anything is written: `entire enable` fails for them and nothing of
+    // theirs is lost, the other warning (docs/host.md "The user's machine,
+    // not a clean room").
+    let cases = cases("manyformats");
+    let run = passes_with(
+        "manyformats",
+        &["--cases", &cases],
+        &["hooks.lifecycle.shared-hooks", "hooks.user-data.lived-in"],
+        &[],
     );
-    assert_eq!(run.code, 0, "exit code");
     assert!(
         run.ids("passed")
             .iter()
             .any(|p| p == "hooks.user-data.existing-settings")
     );
+    let message = run.messages("hooks.user-data.lived-in");
+    assert!(message.contains("TOML inline arrays"), "{message}");
+    assert!(
+        message.contains("left it untouched: nothing is lost"),
+        "{message}"
+    );
+    assert!(
+        message.contains("\"hooks\" is an inline array"),
+        "{message}"
+    );
+}
+
+#[test]
+fn hooks_kept_in_toml_edited_in_whatever_list_shape_the_user_has_pass_strict() {
+    // tomlhooks edits its TOML in place: its [[hooks]] tables appended, or
+    // its items inside the user's inline `hooks = [...]`. The lived-in world
+    // lays both shapes down with the user's hooks, edits it between two
+    // installs, and wants the user's bytes back after the uninstall.
+    let run = passes_with("tomlhooks", &[], &[], &[]);
+    assert!(
+        run.ids("passed")
+            .iter()
+            .any(|p| p == "hooks.user-data.lived-in")
+    );
+    // The bug of a plugin written for [[hooks]] tables only: they are
+    // appended after the user's inline array too, `hooks` is defined twice
+    // and the agent can no longer read its config.
+    let only = ["--only", "hooks.user-data.lived-in"];
+    let run = run_json(
+        &wild("tomlhooks"),
+        &only,
+        &[("TOMLHOOKS_FAULT", "append-tables")],
+    );
+    assert_eq!(
+        run.ids("failed"),
+        vec!["hooks.user-data.lived-in".to_string()]
+    );
+    let message = run.messages("hooks.user-data.lived-in");
+    assert!(message.contains("unreadable as TOML"), "{message}");
+    assert!(message.contains("TOML inline arrays"), "{message}");
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn a_second_hooks_key_beside_a_users_flow_list_fails() {
+    // yamlconfig edits a one-line flow list in place (it passes --strict:
+    // tests/wild_project.rs); its twin starts a block list under a second
+    // `hooks:` key, which no YAML reader takes.
+    let only = ["--only", "hooks.user-data.lived-in"];
+    let fault = ("YAMLCONFIG_FAULT", "flow-second-key");
+    let run = run_json(&wild("yamlconfig"), &only, &[fault]);
+    assert_eq!(
+        run.ids("failed"),
+        vec!["hooks.user-data.lived-in".to_string()]
+    );
+    let message = run.messages("hooks.user-data.lived-in");
+    assert!(message.contains("unreadable as YAML"), "{message}");
+    assert!(message.contains("YAML flow sequences"), "{message}");
 }
 
 #[test]
@@ -80,9 +143,10 @@ fn a_config_clobbered_in_any_format_or_a_trust_list_rewritten_fails_naming_file_
             "{\"path\":\"/home/user/untrusted-project\",\"trusted\":false} changed: now {\"path\":\"/home/user/untrusted-project\",\"trusted\":true}",
         ),
     ];
+    // (hooks.user-data.lived-in catches the clobbered hook configs too.)
     let args = [
         "--only",
-        "hooks.user-data.*",
+        "hooks.user-data.existing-settings",
         "--cases",
         &cases("manyformats"),
     ];

@@ -157,12 +157,17 @@ fn hooks_in_a_file_under_home_warn_and_are_shown_with_a_second_repository() {
 #[test]
 fn a_yaml_config_of_the_repository_edited_in_place_passes_strict() {
     // yamlconfig inserts its hook items into the user's YAML list by
-    // editing the text: the planted comments, anchors and spellings stay.
+    // editing the text (a block list, or a flow list on one line): the
+    // planted comments, anchors and spellings stay.
     let run = run_json(&wild("yamlconfig"), &["--strict"], &[]);
     assert_eq!(run.ids("failed"), Vec::<String>::new());
     assert_eq!(run.ids("warning"), Vec::<String>::new());
     assert!(outcome(&run, "passed").contains("hooks.user-data.existing-settings"));
     assert!(outcome(&run, "passed").contains("hooks.lifecycle.shared-hooks"));
+    // Its list as the user keeps it, in block and in flow style, edited
+    // between two installs (docs/host.md "The user's machine, not a clean
+    // room").
+    assert!(outcome(&run, "passed").contains("hooks.user-data.lived-in"));
     assert_eq!(run.code, 0);
 }
 

@@ -25,7 +25,22 @@ fn a_resume_command_without_the_id_passes_with_a_note() {
 fn a_session_directory_that_must_be_its_own_passes() {
     // resolve-session-file gets the directory get-session-dir returned, as
     // from the host; nothing to warn or note.
-    passes_with("ownsessiondir", &[], &[], &[]);
+    let run = passes_with("ownsessiondir", &[], &[], &[]);
+    // Its restore replaces the file it writes (wildbase writes a temporary
+    // file and renames it over): over an older copy of the session before
+    // `entire resume --force`, and over the agent's file grown with the
+    // later turns before `entire rewind` (docs/host.md "The user's machine,
+    // not a clean room": history), each file then holds the checkpoint.
+    let cases = run.report["cases"].as_array().cloned().unwrap_or_default();
+    let steps: Vec<String> = cases
+        .iter()
+        .filter(|c| c["id"] == "session.agent")
+        .flat_map(|c| c["steps"].as_array().cloned().unwrap_or_default())
+        .map(|s| s["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    for line in ["an older copy of its file", "has grown with later turns"] {
+        assert!(steps.iter().any(|s| s.contains(line)), "{line}: {steps:?}");
+    }
 }
 
 #[test]

@@ -477,6 +477,17 @@ faults! {
     /// `are-hooks-installed` answers true when the settings file holds any
     /// hook entry at all, the user's own included, not only Entire's.
     AreInstalledWithUserHooks = "are-installed-with-user-hooks",
+    /// `install-hooks` (and `are-hooks-installed`) look for Entire's hook
+    /// only in the first matcher group of each event: in a fresh file that
+    /// is its own, beside the user's own groups it never is, so every
+    /// second install over a user's hooks adds each hook again (the agent
+    /// fires it twice).
+    InstallFindsOwnHookFirstOnly = "install-finds-own-hook-first-only",
+    /// `install-hooks` keeps a record of the settings file it wrote
+    /// (`.reference/entire-installed`, a hash) and trusts it: a file as it
+    /// left it is installed; any other gets every hook added again. Once the
+    /// user edits the file, the next `entire enable` doubles every hook.
+    InstallTrustsOwnRecord = "install-trusts-own-record",
     // --- decoding and late stdin ---
     /// `parse-hook` starts a 100 ms deadline before the first byte of its
     /// payload: when nothing has arrived by then it gives up and invents a
@@ -498,6 +509,16 @@ faults! {
     /// plugin's own Events put `session_ref`, so `entire resume` restores a
     /// file the agent never reads.
     WriteSessionElsewhere = "write-session-elsewhere",
+    /// `write-session` leaves a session file that already exists alone (and
+    /// exits 0): `entire resume --force` onto a machine holding an older
+    /// copy, and every `entire rewind` (the host forces the write), restore
+    /// nothing; the agent resumes the older conversation.
+    WriteSessionKeepsExisting = "write-session-keeps-existing",
+    /// `write-session` writes the transcript over the session file without
+    /// truncating it: over a longer file (the agent's live one, grown with
+    /// the turns after the checkpoint `entire rewind` goes back to) the
+    /// later turns' tail stays after it, a torn line at the seam.
+    WriteSessionNoTruncate = "write-session-no-truncate",
     /// `get-session-dir` creates the session directory and fails when it
     /// already exists (a `mkdir` without `-p`): the first call of a session
     /// works, the one the newest hosts make before every `write-session`

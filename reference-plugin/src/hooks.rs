@@ -158,7 +158,11 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     if force {
         remove_entire_hooks(&mut settings);
     }
-    let missing: Vec<&EntireHook> = if ctx.fault(Fault::InstallNotIdempotent) {
+    let keeps_record = ctx.fault(Fault::InstallTrustsOwnRecord);
+    let recorded = (keeps_record && !force).then(|| record::trusted(&path));
+    let missing: Vec<&EntireHook> = if recorded == Some(true) {
+        Vec::new()
+    } else if ctx.fault(Fault::InstallNotIdempotent) || recorded == Some(false) {
         ENTIRE_HOOKS.iter().collect()
     } else {
         ENTIRE_HOOKS
@@ -183,6 +187,9 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     // Leave an unchanged file alone, formatting and all.
     if existing.as_ref() != Some(&settings) {
         save(&path, &settings)?;
+    }
+    if keeps_record {
+        record::write(&path)?;
     }
     if ctx.fault(Fault::InstallOverwritesGitHook) {
         overwrite_git_hook(ctx, true)?;
@@ -234,6 +241,9 @@ pub fn uninstall_hooks(ctx: &Context, _request: &Request) -> Result<Output> {
     }
 
     let path = dir.join(SETTINGS_FILE);
+    if ctx.fault(Fault::InstallTrustsOwnRecord) {
+        record::remove(&path);
+    }
     let Some(mut settings) = load(&path)? else {
         if ctx.fault(Fault::UninstallFailsWhenNotInstalled) {
             return Err(Error::failed("no hooks installed"));
@@ -391,8 +401,15 @@ fn is_installed(settings: &Settings, hook: &EntireHook) -> bool {
         .get("hooks")
         .and_then(|events| events.get(hook.event))
         .and_then(Value::as_array);
+    let first_only =
+        crate::faults::active().ok().flatten() == Some(Fault::InstallFindsOwnHookFirstOnly);
     groups.is_some_and(|groups| {
-        groups.iter().any(|group| {
+        let looked_at = if first_only {
+            &groups[..groups.len().min(1)]
+        } else {
+            &groups[..]
+        };
+        looked_at.iter().any(|group| {
             let matcher = group.get("matcher").and_then(Value::as_str).unwrap_or("");
             matcher == hook.matcher
                 && entries(group)
@@ -482,6 +499,40 @@ fn remove_entire_hooks(settings: &mut Settings) -> bool {
         settings.remove("hooks");
     }
     removed_any
+}
+
+/// The `install-trusts-own-record` fault's record of the settings file
+/// the install wrote: a hash of its bytes, beside it.
+mod record {
+    use std::fs;
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    use std::path::{Path, PathBuf};
+
+    use crate::error::{ErrorContext, Result};
+
+    fn of(settings: &Path) -> PathBuf {
+        settings.with_file_name("entire-installed")
+    }
+
+    fn hash(settings: &Path) -> String {
+        let mut hasher = DefaultHasher::new();
+        fs::read(settings).unwrap_or_default().hash(&mut hasher);
+        format!("{:016x}\n", hasher.finish())
+    }
+
+    /// Whether the record says the file is as the install left it.
+    pub fn trusted(settings: &Path) -> bool {
+        fs::read_to_string(of(settings)).is_ok_and(|r| r == hash(settings))
+    }
+
+    pub fn write(settings: &Path) -> Result<()> {
+        let record = of(settings);
+        fs::write(&record, hash(settings)).context(|| format!("writing {}", record.display()))
+    }
+
+    pub fn remove(settings: &Path) {
+        let _ = fs::remove_file(of(settings));
+    }
 }
 
 #[cfg(test)]

@@ -313,7 +313,26 @@ pub fn write_session(ctx: &Context, request: &Request) -> Result<Output> {
         fs::create_dir_all(parent)
             .context(|| format!("creating directory {}", parent.display()))?;
     }
+    if ctx.fault(Fault::WriteSessionKeepsExisting) && path.exists() {
+        return Ok(Output::Nothing);
+    }
+    if ctx.fault(Fault::WriteSessionNoTruncate) {
+        return write_over(path, &bytes).context(|| format!("writing session file {session_ref}"));
+    }
     fs::write(path, bytes).context(|| format!("writing session file {session_ref}"))?;
+    Ok(Output::Nothing)
+}
+
+/// The `write-session-no-truncate` fault: the bytes written from the start
+/// of the file, whatever was after them left in place.
+fn write_over(path: &Path, bytes: &[u8]) -> std::io::Result<Output> {
+    use std::io::Write;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    file.write_all(bytes)?;
     Ok(Output::Nothing)
 }
 

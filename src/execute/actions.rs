@@ -96,6 +96,9 @@ impl Run<'_> {
                 return StepEnd::Stop;
             }
             Action::RestartWithUserHooks => state.user.restart_with_user_hooks(sandbox),
+            Action::LivedInConfig { before, installed } => {
+                self.lived_in_config(case, before, installed, sandbox, state)
+            }
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.rests_on = case.rests_on(index, state.pass_kind());

@@ -43,6 +43,7 @@ pub mod discover;
 mod fold;
 mod hosts;
 mod late_stdin;
+mod lived;
 pub mod many;
 mod newest;
 mod own_id;

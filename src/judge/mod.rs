@@ -15,6 +15,7 @@ pub mod formats;
 pub mod hookevents;
 pub mod hookfire;
 pub mod ids;
+pub mod lived;
 pub mod moved;
 pub mod planted;
 pub mod positions;

@@ -16,7 +16,7 @@ use crate::host::invocation::HOOK_MARK;
 use crate::judge::formats::{self, Format};
 
 /// The command of the user's own hook entries.
-const USER_HOOK: &str = "echo agent-conform-user-hook";
+pub const USER_HOOK: &str = "echo agent-conform-user-hook";
 /// The folder the user trusts, in the user's own entries.
 const TRUSTED: &str = "/home/user/trusted-project";
 /// The folder the user distrusts (in an entry with a flag to flip), or
@@ -47,8 +47,7 @@ pub fn user_file(format: Format, plugin_text: &str) -> Option<(String, Expect)> 
         return Some((text, Expect::Lines(lines)));
     }
     let plugin = formats::parse(format, plugin_text).ok()?;
-    let mut doc = base(format, &plugin);
-    add_siblings(&plugin, &mut doc, true, format);
+    let doc = user_doc(format, &plugin);
     let mut text = formats::render(format, &doc, COMMENTS).ok()?;
     if plugin.is_object() {
         text = with_spellings(format, text);
@@ -57,6 +56,40 @@ pub fn user_file(format: Format, plugin_text: &str) -> Option<(String, Expect)> 
     // string's form may differ from the value built here).
     let expect = formats::parse(format, &text).ok()?;
     Some((text, Expect::Doc(expect)))
+}
+
+/// The user's own content for a file the plugin wrote as `plugin` in
+/// `format`, as a value: keys, a nested table and an array of the user's,
+/// and beside each list or table of the plugin's the user's entries of
+/// the same shape (a hook running `echo`, a trusted and a distrusted
+/// folder). Nothing of the plugin's is in it.
+pub fn user_doc(format: Format, plugin: &Value) -> Value {
+    let mut doc = base(format, plugin);
+    add_siblings(plugin, &mut doc, true, format);
+    doc
+}
+
+/// The key of the user's model setting in [`user_doc`], and its value.
+pub const USER_MODEL: (&str, &str) = ("agent_conform_user_model", "user-model-7");
+
+/// The comment lines the harness writes into the user's files.
+pub fn comments() -> &'static [&'static str] {
+    COMMENTS
+}
+
+/// An entry the user adds later beside their own `item` (of [`user_doc`]):
+/// the same shape, its hook commands running `echo ... later`.
+pub fn added_later(item: &Value) -> Value {
+    match item {
+        Value::String(s) if s.starts_with(USER_HOOK) => Value::String(format!("{USER_HOOK} later")),
+        Value::Array(items) => Value::Array(items.iter().map(added_later).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), added_later(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// The user's own keys, table and array, for a file whose top level is a
@@ -75,7 +108,7 @@ fn base(format: Format, plugin: &Value) -> Value {
         });
     }
     json!({
-        "agent_conform_user_model": "user-model-7",
+        USER_MODEL.0: USER_MODEL.1,
         "agent_conform_user_list": ["first", "second"],
         "agent_conform_user_provider": {
             "name": "user-provider",
@@ -123,7 +156,7 @@ fn spellings(format: Format) -> Option<&'static str> {
 
 /// `text` (the user's file, a table at its top level) with the spellings
 /// block of `format` added; `text` as it was where none fits.
-fn with_spellings(format: Format, text: String) -> String {
+pub fn with_spellings(format: Format, text: String) -> String {
     let Some(block) = spellings(format) else {
         return text;
     };

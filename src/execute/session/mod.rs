@@ -38,6 +38,7 @@ use crate::suite::case::{Case, Severity};
 
 mod agent;
 mod analysis;
+mod lived;
 mod reads;
 mod restore;
 
@@ -152,6 +153,9 @@ struct Play<'p, 'r> {
     /// on the plugin's own answers (the ids of its Events, the transcript
     /// its read-transcript gave); `get-session-dir` on the host's input.
     basis: Evidence,
+    /// The session files the replay laid down before a restore wrote them
+    /// (`restore::lived`): the restore, the session, and the bytes.
+    lived: Vec<(crate::host::session::Restore, usize, Vec<u8>)>,
 }
 
 /// The answer of one call.
@@ -215,6 +219,7 @@ impl<'p, 'r> Play<'p, 'r> {
                 Some(_) => Evidence::Samples,
                 None => Evidence::Assumption,
             },
+            lived: Vec::new(),
         }
     }
 

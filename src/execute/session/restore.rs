@@ -37,15 +37,28 @@ impl Play<'_, '_> {
             self.find(Severity::Failure, message);
         }
         let mut held = [false, false];
+        let mut reported = [false, false];
+        if verified(self, 0) && verified(self, 1) {
+            self.older_copy(&sessions, &files);
+        }
         let before = self.restored_files();
         for restore in [Restore::Resume, Restore::Rewind] {
+            if restore == Restore::Rewind && verified(self, 0) && verified(self, 1) {
+                self.later_turns(&sessions, &files, &held);
+            }
             for (n, (id, bytes)) in sessions.iter().enumerate() {
                 if verified(self, n) && !self.write(restore.form(n), id, &files[n], bytes) {
                     return;
                 }
             }
-            for (n, held) in held.iter_mut().enumerate() {
-                *held |= verified(self, n) && self.holds(restore, &sessions, &files, n);
+            let mut now = [false, false];
+            for (n, now) in now.iter_mut().enumerate() {
+                *now = verified(self, n) && self.holds(restore, &sessions, &files, n);
+            }
+            let lived = self.judge_lived(restore, &sessions, &files, now);
+            for n in 0..2 {
+                held[n] |= now[n];
+                reported[n] |= lived[n];
             }
             // `entire resume` ends by showing each session's resume command,
             // before any rewind: the timeline keeps the host's order.
@@ -58,7 +71,7 @@ impl Play<'_, '_> {
             // asked where its answer tells the diagnosis (the file does not
             // hold the session: is it in the plugin's store?), and under
             // --pedantic, which weighs the rule.
-            if !verified(self, n) || (held[n] && !self.run.options.pedantic) {
+            if !verified(self, n) || reported[n] || (held[n] && !self.run.options.pedantic) {
                 continue;
             }
             let back = self.read_session(id, &files[n], bytes);
@@ -371,7 +384,7 @@ impl Play<'_, '_> {
             self.check_line(&label, Vec::new());
             return true;
         }
-        if on_disk.as_ref() == Some(theirs) {
+        if on_disk.as_ref() == Some(theirs) && !self.laid(n) {
             let message = format!(
                 "{} restores the other session: {} holds session {}'s transcript, so the agent \
                  resumes the wrong conversation",

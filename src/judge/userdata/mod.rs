@@ -187,6 +187,26 @@ impl UserData {
         )
     }
 
+    /// The files (not the plugin's own) that the install wrote between the
+    /// snapshots `before` and `installed` and that hold one of its `entire
+    /// hooks` commands, with what it wrote; `None` when a snapshot is
+    /// missing.
+    pub fn hook_files(
+        &self,
+        before: &str,
+        installed: &str,
+        sandbox: &Sandbox,
+    ) -> Option<Vec<(String, String)>> {
+        let written = self.written_between(before, installed, sandbox)?;
+        Some(
+            written
+                .into_iter()
+                .filter(|w| !self.is_own(&w.rel) && w.after.contains(HOOK_MARK))
+                .map(|w| (w.rel, w.after))
+                .collect(),
+        )
+    }
+
     /// A user file in each protected dir of `info`, before the install.
     pub fn plant_protected_dirs(&mut self, info: &Value, sandbox: &Sandbox) -> Vec<Finding> {
         let dirs = info

@@ -601,6 +601,18 @@ pub enum Action {
     /// the install touched no file (hooks fired by the agent's own library:
     /// no config holds the user's hooks, nothing to check).
     RestartWithUserHooks,
+    /// For every file the install wrote its hooks into (between the
+    /// snapshots: JSON, TOML or YAML holding an `entire hooks` command),
+    /// once per shape its format allows for the lists holding them, in a
+    /// sandbox laid down anew: the file as a user has it before Entire,
+    /// then install, the user's own edit, install again, uninstall (see
+    /// `judge::lived`). Makes three calls a shape.
+    LivedInConfig {
+        /// The snapshot taken before the install.
+        before: String,
+        /// The snapshot taken after it.
+        installed: String,
+    },
 }
 
 impl Action {
@@ -637,6 +649,7 @@ impl Action {
             | Action::WeighDetectByInstall
             | Action::CheckEscape { .. }
             | Action::CheckEventIds { .. }
+            | Action::LivedInConfig { .. }
             | Action::RestartWithUserHooks => Evidence::OwnAnswers,
         }
     }
