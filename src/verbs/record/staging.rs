@@ -17,6 +17,7 @@
 
 use std::fs;
 use std::io::{self, Write};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -36,6 +37,10 @@ pub struct State {
     pub repo: PathBuf,
     /// When the recording started, in milliseconds since the Unix epoch.
     pub started_ms: u64,
+    /// The environment `record` started the agent with: what a hook call's
+    /// environment has besides is what the agent set.
+    #[serde(default)]
+    pub env_before: BTreeMap<String, String>,
 }
 
 /// One recorded hook call (`call.json`).
@@ -51,6 +56,10 @@ pub struct Call {
     pub session_ref: Option<String>,
     /// Whether `transcript` holds a snapshot of the file `session_ref` names.
     pub snapshot: bool,
+    /// The variables the agent set for this hook call (its environment
+    /// less the one `record` started it with).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// The plugin's `parse-hook` answer at record time.
@@ -81,6 +90,14 @@ pub const PAYLOAD_FILE: &str = "payload";
 /// The snapshot's file name in a call directory.
 pub const SNAPSHOT_FILE: &str = "transcript";
 const CALL_FILE: &str = "call.json";
+
+/// This process's variables that are Unicode (the others cannot be
+/// written into a case file).
+pub fn vars() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect()
+}
 
 /// Milliseconds since the Unix epoch (0 if the clock is before it).
 pub fn now_ms() -> u64 {
