@@ -333,7 +333,7 @@ mod tests {
         let read = |key: &str| {
             let value = match key {
                 "not_empty" | "empty" | "absolute_path" | "file_exists" | "own_session_dir"
-                | "setup_detect" => "true",
+                | "setup_detect" | "installed_detect" => "true",
                 "min" => "1",
                 "type" => "string",
                 "base64_equals" => "{text: a}",

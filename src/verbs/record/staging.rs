@@ -210,6 +210,7 @@ mod tests {
                 agent: "a".into(),
                 repo: "/r".into(),
                 started_ms: 0,
+                env_before: BTreeMap::new(),
             },
         )
         .expect("init");
@@ -222,6 +223,7 @@ mod tests {
             answer: Answer::Event(Value::Null),
             session_ref: None,
             snapshot: false,
+            env: BTreeMap::new(),
         };
         finish(&second, &call).expect("finish");
         let found = calls(dir.path()).expect("calls");

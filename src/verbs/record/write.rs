@@ -432,6 +432,7 @@ mod tests {
                     ),
                     session_ref: Some("/h/u/repo/t.jsonl".into()),
                     snapshot: true,
+                    env: [("FOO_HOME".to_string(), "/h/u/.foo".to_string())].into(),
                 },
                 payload,
                 snapshot: Some(snapshot),
@@ -446,6 +447,7 @@ mod tests {
             home: Some("/h/u".into()),
             started_ms: 0,
             redactor: &redactor,
+            world: &[PathBuf::from("/h/u/repo/.foo")],
         };
         let written = write(&calls, &target).expect("written");
         assert_eq!(
@@ -466,6 +468,8 @@ mod tests {
             "{{transcript}}"
         );
         assert_eq!(yaml["session"]["hooks"][1]["hook"], "stop");
+        assert_eq!(yaml["agent"]["files"][0]["path"], "{{repo}}/.foo");
+        assert_eq!(yaml["agent"]["env"]["FOO_HOME"], "{{home}}/.foo");
         assert_eq!(yaml["session"]["hooks"][1]["event"]["type"], 2);
         assert_eq!(
             yaml["transcripts"][0],
