@@ -231,7 +231,14 @@ fn several_plugins_take_only_their_own_cases() {
     let own = format!("reference={}", own.display());
     let wild = common::root().join("tests/plugins/wild/entire-agent-repodetect");
     let plugins = [common::reference(), wild];
-    let args = ["--only", "reference.detect.*", "--only", "core.info.identity", "--cases", &own];
+    let args = [
+        "--only",
+        "reference.detect.*",
+        "--only",
+        "core.info.identity",
+        "--cases",
+        &own,
+    ];
     let run = common::run_json_many(&plugins, &args, &[]);
     let ids = |k: usize| -> Vec<String> {
         run.report["plugins"][k]["cases"]
@@ -242,9 +249,21 @@ fn several_plugins_take_only_their_own_cases() {
             .filter_map(|c| c["id"].as_str().map(str::to_string))
             .collect()
     };
-    assert!(ids(0).contains(&"reference.detect.present".to_string()), "{:?}", ids(0));
-    assert!(ids(1).iter().all(|id| !id.starts_with("reference.")), "{:?}", ids(1));
-    assert!(ids(1).contains(&"core.info.identity".to_string()), "{:?}", ids(1));
+    assert!(
+        ids(0).contains(&"reference.detect.present".to_string()),
+        "{:?}",
+        ids(0)
+    );
+    assert!(
+        ids(1).iter().all(|id| !id.starts_with("reference.")),
+        "{:?}",
+        ids(1)
+    );
+    assert!(
+        ids(1).contains(&"core.info.identity".to_string()),
+        "{:?}",
+        ids(1)
+    );
     let plain = common::root().join("reference-plugin/conformance");
     let out = common::harness()
         .arg("--cases")

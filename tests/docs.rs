@@ -375,7 +375,11 @@ fn marked_case_files(text: &str) -> Vec<String> {
         if line.trim() != "<!-- loads as a case file -->" {
             continue;
         }
-        assert_eq!(lines.next().map(str::trim), Some("```yaml"), "a marked block opens with ```yaml");
+        assert_eq!(
+            lines.next().map(str::trim),
+            Some("```yaml"),
+            "a marked block opens with ```yaml"
+        );
         let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
         blocks.push(block.join("\n") + "\n");
     }
@@ -406,21 +410,46 @@ fn the_documented_case_file_examples_load_and_show_every_action() {
         );
     }
     let all = blocks.concat();
-    assert!(all.contains("\nallow:") || all.starts_with("allow:"), "no allow: example");
+    assert!(
+        all.contains("\nallow:") || all.starts_with("allow:"),
+        "no allow: example"
+    );
     assert!(all.contains("case: "), "no allow: example scoped to cases");
-    assert!(all.starts_with("agent:") || all.contains("\nagent:"), "no agent: example");
+    assert!(
+        all.starts_with("agent:") || all.contains("\nagent:"),
+        "no agent: example"
+    );
     let schema: serde_json::Value =
         serde_json::from_str(&read(&root().join("schemas/case-file.json"))).expect("the schema");
     let mut actions: Vec<String> = Vec::new();
-    for form in schema["$defs"]["action"]["oneOf"].as_array().expect("action forms") {
+    for form in schema["$defs"]["action"]["oneOf"]
+        .as_array()
+        .expect("action forms")
+    {
         match form["enum"].as_array() {
-            Some(names) => actions.extend(names.iter().filter_map(|n| n.as_str()).map(|n| format!("action: {n}"))),
+            Some(names) => actions.extend(
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str())
+                    .map(|n| format!("action: {n}")),
+            ),
             None => actions.extend(
-                form["required"].as_array().into_iter().flatten().filter_map(|k| k.as_str()).map(|k| format!("action: {{{k}: ")),
+                form["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|k| k.as_str())
+                    .map(|k| format!("action: {{{k}: ")),
             ),
         }
     }
     assert!(actions.len() > 10, "{actions:?}");
-    let missing: Vec<&String> = actions.iter().filter(|a| !all.contains(a.as_str())).collect();
-    assert!(missing.is_empty(), "actions with no tested example in docs/writing-cases.md: {missing:?}");
+    let missing: Vec<&String> = actions
+        .iter()
+        .filter(|a| !all.contains(a.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "actions with no tested example in docs/writing-cases.md: {missing:?}"
+    );
 }

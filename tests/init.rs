@@ -333,7 +333,10 @@ fn a_scaffold_whose_guesses_the_plugin_refuses_runs_green_with_one_line() {
     // What only a recording verifies (the agent session, replayed on the
     // generic payloads it answers with no TurnEnd) is allowed by the
     // scaffold, with its reason: green under --strict, said plainly.
-    assert!(cases.contains("  - code: unverified\n    reason: not verified until"), "{cases}");
+    assert!(
+        cases.contains("  - code: unverified\n    reason: not verified until"),
+        "{cases}"
+    );
     let args = ["--strict", "--cases", &dir, "--only", "session.agent"];
     let run = run_json(&plugin, &args, &[]);
     assert_eq!(run.code, 0, "warned: {:?}", run.ids("warning"));

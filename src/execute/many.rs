@@ -200,12 +200,7 @@ fn pool(runs: &[Run], open: &[usize], cases: &[Vec<&Case>]) -> Vec<Vec<CaseRepor
 
 /// Every task of every open plugin, a deliberate wait first, then the
 /// longest (ties keep the plugins' order), each plugin's depot told its own part of that order.
-fn plan(
-    runs: &[Run],
-    open: &[usize],
-    cases: &[Vec<&Case>],
-    units: &[Vec<usize>],
-) -> Vec<Task> {
+fn plan(runs: &[Run], open: &[usize], cases: &[Vec<&Case>], units: &[Vec<usize>]) -> Vec<Task> {
     let mut weighted: Vec<((std::time::Duration, usize), Task)> = Vec::new();
     for (p, &k) in open.iter().enumerate() {
         for (i, &n) in units[p].iter().enumerate() {

@@ -29,9 +29,12 @@ pub use crate::outcome::finding::Finding;
 /// that it can be allowed apart from every other expectation.
 pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
     let mut judged = judge(ctx, out);
-    let chunking = ctx.step.args.as_ref().and_then(|a| a.first()).is_some_and(|sub| {
-        matches!(sub.as_str(), "chunk-transcript" | "reassemble-transcript")
-    });
+    let chunking = ctx
+        .step
+        .args
+        .as_ref()
+        .and_then(|a| a.first())
+        .is_some_and(|sub| matches!(sub.as_str(), "chunk-transcript" | "reassemble-transcript"));
     if chunking {
         let (Judged::Checked(findings, _) | Judged::Refused(_, findings)) = &mut judged;
         for finding in findings.iter_mut().filter(|f| f.kind == Kind::Check) {

@@ -570,6 +570,9 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("yyy"), "{text}");
-        assert_eq!(Sent::of(b"not json but long ".repeat(40).as_slice()).fields, None);
+        assert_eq!(
+            Sent::of(b"not json but long ".repeat(40).as_slice()).fields,
+            None
+        );
     }
 }

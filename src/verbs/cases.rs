@@ -30,7 +30,11 @@ pub(super) fn parse(value: &Path) -> Given {
     }
     match text.split_once('=') {
         Some((name, dir)) if !name.is_empty() && !name.contains('/') && !dir.is_empty() => Given {
-            owner: Some(name.strip_prefix("entire-agent-").unwrap_or(name).to_string()),
+            owner: Some(
+                name.strip_prefix("entire-agent-")
+                    .unwrap_or(name)
+                    .to_string(),
+            ),
             dir: PathBuf::from(dir),
         },
         _ => plain,
@@ -46,7 +50,10 @@ pub(super) fn dirs(given: &[PathBuf]) -> Vec<PathBuf> {
 /// The case directories of each plugin, in the plugins' order; `names` are
 /// the plugins' agent names. A directory naming no plugin of the run, or a
 /// plain directory in a run of several, is a usage error.
-pub(super) fn per_plugin(given: &[PathBuf], names: &[String]) -> Result<Vec<Vec<PathBuf>>, UsageError> {
+pub(super) fn per_plugin(
+    given: &[PathBuf],
+    names: &[String],
+) -> Result<Vec<Vec<PathBuf>>, UsageError> {
     let mut dirs: Vec<Vec<PathBuf>> = names.iter().map(|_| Vec::new()).collect();
     for value in given {
         let one = parse(value);
@@ -67,7 +74,10 @@ pub(super) fn per_plugin(given: &[PathBuf], names: &[String]) -> Result<Vec<Vec<
             }
             Some(owner) => names.iter().position(|n| n == owner).ok_or_else(|| {
                 UsageError::new(
-                    format!("--cases {}: no plugin of this run is named {owner:?}", value.display()),
+                    format!(
+                        "--cases {}: no plugin of this run is named {owner:?}",
+                        value.display()
+                    ),
                     format!("the plugins of this run: {}", names.join(", ")),
                 )
             })?,
@@ -87,7 +97,10 @@ mod tests {
 
     #[test]
     fn a_named_directory_goes_to_its_plugin_only() {
-        let given = [PathBuf::from("foo=a/conformance"), PathBuf::from("entire-agent-bar=b")];
+        let given = [
+            PathBuf::from("foo=a/conformance"),
+            PathBuf::from("entire-agent-bar=b"),
+        ];
         let dirs = per_plugin(&given, &names(&["foo", "bar", "baz"])).expect("assigned");
         assert_eq!(dirs[0], [PathBuf::from("a/conformance")]);
         assert_eq!(dirs[1], [PathBuf::from("b")]);
@@ -100,7 +113,10 @@ mod tests {
         let one = per_plugin(&given, &names(&["foo"])).expect("assigned");
         assert_eq!(one, [[PathBuf::from("conformance")]]);
         let err = per_plugin(&given, &names(&["foo", "bar"])).expect_err("refused");
-        assert!(err.hint.is_some_and(|h| h.contains("--cases foo=conformance")));
+        assert!(
+            err.hint
+                .is_some_and(|h| h.contains("--cases foo=conformance"))
+        );
         let unknown = per_plugin(&[PathBuf::from("qux=x")], &names(&["foo"]));
         assert!(unknown.is_err());
     }

@@ -55,7 +55,10 @@ pub(super) fn remember(
     let ran = crate::running::rerun::Ran {
         seed: report.seed,
         allow,
-        cases: outcomes.iter().map(|(id, passed)| (id.as_str(), *passed)).collect(),
+        cases: outcomes
+            .iter()
+            .map(|(id, passed)| (id.as_str(), *passed))
+            .collect(),
     };
     let dir = crate::running::rerun::records_dir();
     if let Err(err) = crate::running::rerun::remember(&dir, &report.plugin, ran) {

@@ -99,7 +99,14 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
         pedantic: args.pedantic,
     };
     let code = if plugins.len() == 1 {
-        run_one(&args, &plugins[0], &suites[0], &schemas, &options, &allowed[0])?
+        run_one(
+            &args,
+            &plugins[0],
+            &suites[0],
+            &schemas,
+            &options,
+            &allowed[0],
+        )?
     } else {
         let suites: Vec<&Suite> = suites.iter().collect();
         super::many::run(&args, &plugins, &suites, &schemas, &options, &allowed)?
@@ -150,13 +157,19 @@ pub(super) fn check_output(flag: &str, path: &Path) -> Result<(), UsageError> {
                 path.display(),
                 dir.display()
             ),
-            format!("create it first (mkdir -p {}), or write the file elsewhere", dir.display()),
+            format!(
+                "create it first (mkdir -p {}), or write the file elsewhere",
+                dir.display()
+            ),
         ));
     }
     if path.is_dir() {
         return Err(UsageError::new(
             format!("{flag} {} is a directory, not a file", path.display()),
-            format!("name a file in it, such as {}", path.join("report.xml").display()),
+            format!(
+                "name a file in it, such as {}",
+                path.join("report.xml").display()
+            ),
         ));
     }
     Ok(())

@@ -13,7 +13,8 @@ use serde_saphyr::Spanned;
 use super::recording::SessionSection;
 use super::validate::validate;
 use super::{
-    AgentWorld, Case, Check, JsonAssert, Origin, Precondition, Recording, Sample, Severity, Source, normalize,
+    AgentWorld, Case, Check, JsonAssert, Origin, Precondition, Recording, Sample, Severity, Source,
+    normalize,
 };
 use crate::embedded;
 use crate::suite::fixtures::Fixtures;
@@ -520,7 +521,10 @@ fn allowed(
             }
             Ok(Allow {
                 code: entry.code,
-                case: entry.case.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()),
+                case: entry
+                    .case
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty()),
                 reason: entry.reason.trim().to_string(),
                 at: format!("{display}:{line}"),
             })

@@ -15,9 +15,9 @@
 //!   without it was cut short);
 //! - `log.txt`: the shims' errors and notes, one line each.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -326,7 +326,11 @@ fn render_world(text: &mut String, calls: &[Recorded], target: &Target) {
     if !target.world.is_empty() {
         text.push_str("  files:\n");
         for dir in target.world {
-            let _ = writeln!(text, "    - path: {}", quoted(&place(&dir.to_string_lossy())));
+            let _ = writeln!(
+                text,
+                "    - path: {}",
+                quoted(&place(&dir.to_string_lossy()))
+            );
         }
     }
     if !env.is_empty() {
@@ -339,7 +343,10 @@ fn render_world(text: &mut String, calls: &[Recorded], target: &Target) {
 
 /// The repository and HOME, as the `agent:` section writes them.
 fn places(target: &Target) -> Vec<(String, &'static str)> {
-    let mut places = vec![(target.redactor.text(&target.repo.to_string_lossy()), "{{repo}}")];
+    let mut places = vec![(
+        target.redactor.text(&target.repo.to_string_lossy()),
+        "{{repo}}",
+    )];
     if let Some(home) = &target.home {
         places.push((target.redactor.text(&home.to_string_lossy()), "{{home}}"));
     }
