@@ -198,7 +198,7 @@ fn a_recorded_session_holds_every_call_in_order_with_payloads_snapshots_and_even
     assert_eq!(files, ["{{repo}}/.reference", "{{home}}/.scripted-agent"]);
     assert_eq!(
         world["env"],
-        serde_json::json!({"SCRIPTED_AGENT_HOME": "{{home}}/.scripted-agent"})
+        serde_json::json!({"REFERENCE_HOME": "{{home}}/.scripted-agent"})
     );
 
     // The summary: where, how much, the privacy note, hooks and events.

@@ -76,12 +76,7 @@ pub fn apply(cases: &mut [CaseReport], allowed: &[Allowance]) {
             if let Some(allowance) = allowed.iter().find(|a| a.allows(finding.kind, &case.id)) {
                 finding.set_severity(Severity::Note);
                 finding.hard = false;
-                // After the first line: a message that goes on with a block
-                // (a YAML example) keeps it last.
-                finding.message = match finding.message.split_once('\n') {
-                    Some((first, rest)) => format!("{first} ({})\n{rest}", allowance.said()),
-                    None => format!("{} ({})", finding.message, allowance.said()),
-                };
+                finding.message = said_after_first_line(&finding.message, &allowance.said());
                 lowered = true;
             }
         }
@@ -94,6 +89,20 @@ pub fn apply(cases: &mut [CaseReport], allowed: &[Allowance]) {
             case.outcome = CaseOutcome::of(&case.steps);
         }
     }
+}
+
+/// `message` with `(said)` at the end of its first line: a message that
+/// goes on with a block (a YAML example) keeps the block last. Layout only:
+/// nothing is decided on the text.
+fn said_after_first_line(message: &str, said: &str) -> String {
+    let mut lines = message.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut text = format!("{first} ({said})");
+    for line in lines {
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@ pub fn run(request: &Request) -> Result<ExitCode, UsageError> {
             started_ms: state.started_ms,
             redactor: &redactor,
             world: &world,
+            agent_vars: &info.env,
         };
         Some(write::write(&calls, &target).map_err(|err| {
             io_error(

@@ -36,6 +36,23 @@ pub struct Target<'a> {
     /// The agent's own directories, found where it is installed (see
     /// [`world_dirs`]): the case file's `agent:` names them.
     pub world: &'a [PathBuf],
+    /// The variables the plugin reads of the agent's (`info`'s
+    /// `caller_env_vars`, those its refusals name): recorded when the agent
+    /// set them, as those named for the agent are.
+    pub agent_vars: &'a [String],
+}
+
+/// Whether a variable the agent set for its hooks is the agent's own: one
+/// the plugin reads (`agent_vars`), or one named for the agent (`KETTLE_HOME`
+/// of `kettle`, `CLAUDE_PROJECT_DIR` of `claude-code`). The rest (a language
+/// launcher's, a shell's) is no part of the agent's world.
+fn agents_own(name: &str, agent: &str, agent_vars: &[String]) -> bool {
+    let token = agent
+        .split(['-', '_', '.'])
+        .next()
+        .unwrap_or(agent)
+        .to_ascii_uppercase();
+    agent_vars.iter().any(|v| v == name) || (token.len() > 1 && name.contains(token.as_str()))
 }
 
 /// The directories the agent itself keeps where it is installed, as far
@@ -298,7 +315,11 @@ fn render(
 /// it set for its hooks, paths as placeholders, redacted; nothing when the
 /// recording shows neither.
 fn render_world(text: &mut String, calls: &[Recorded], target: &Target) {
-    let mut env: Vec<(&String, &String)> = calls.iter().flat_map(|c| &c.call.env).collect();
+    let mut env: Vec<(&String, &String)> = calls
+        .iter()
+        .flat_map(|c| &c.call.env)
+        .filter(|(name, _)| agents_own(name, target.agent, target.agent_vars))
+        .collect();
     env.sort();
     env.dedup_by(|a, b| a.0 == b.0);
     if target.world.is_empty() && env.is_empty() {
@@ -439,7 +460,11 @@ mod tests {
                     ),
                     session_ref: Some("/h/u/repo/t.jsonl".into()),
                     snapshot: true,
-                    env: [("FOO_HOME".to_string(), "/h/u/.foo".to_string())].into(),
+                    env: [
+                        ("FOO_HOME".to_string(), "/h/u/.foo".to_string()),
+                        ("PYENV_DIR".to_string(), "/h/u".to_string()),
+                    ]
+                    .into(),
                 },
                 payload,
                 snapshot: Some(snapshot),
@@ -455,6 +480,7 @@ mod tests {
             started_ms: 0,
             redactor: &redactor,
             world: &[PathBuf::from("/h/u/repo/.foo")],
+            agent_vars: &[],
         };
         let written = write(&calls, &target).expect("written");
         assert_eq!(
@@ -476,7 +502,11 @@ mod tests {
         );
         assert_eq!(yaml["session"]["hooks"][1]["hook"], "stop");
         assert_eq!(yaml["agent"]["files"][0]["path"], "{{repo}}/.foo");
-        assert_eq!(yaml["agent"]["env"]["FOO_HOME"], "{{home}}/.foo");
+        assert_eq!(
+            yaml["agent"]["env"],
+            serde_json::json!({"FOO_HOME": "{{home}}/.foo"}),
+            "a launcher's variable is no part of the agent's world"
+        );
         assert_eq!(yaml["session"]["hooks"][1]["event"]["type"], 2);
         assert_eq!(
             yaml["transcripts"][0],
