@@ -173,3 +173,105 @@ fn a_case_file_allow_needs_a_known_code_and_a_reason() {
         assert!(stderr.contains(&file.display().to_string()), "{stderr}");
     }
 }
+
+#[test]
+fn an_allowance_scoped_to_cases_allows_only_there() {
+    let run = run_hanging(&["--allow", "timeout@core.detect.schema"]);
+    assert_eq!(run.code, 0, "{:?}", findings(&run, CASE));
+    assert_eq!(run.ids("note"), [CASE]);
+    let elsewhere = run_hanging(&["--allow", "timeout@core.info.*"]);
+    assert_eq!(elsewhere.code, 1);
+    assert_eq!(elsewhere.ids("failed"), [CASE]);
+    let dir = case_dir(
+        "allow:\n  - code: timeout\n    case: \"core.detect.s*\"\n    reason: its daemon\n",
+    );
+    let file = run_hanging(&["--cases", path(&dir)]);
+    assert_eq!(file.ids("note"), [CASE]);
+    let (code, stderr) = usage(&["--allow", "timeout@core.no-such-case"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("no case id matches"), "{stderr}");
+}
+
+/// `--rerun-failed` reruns with the failed run's seed and treats allowed
+/// findings as that run did; a case that passed only by `--allow` is still
+/// there to rerun.
+#[test]
+fn a_rerun_takes_the_failed_runs_seed_and_allowances() {
+    let cache = tempfile::tempdir().expect("a cache directory");
+    let run = |extra: &[&str]| {
+        let out = common::harness()
+            .env("XDG_CACHE_HOME", cache.path())
+            .env(HANG.0, HANG.1)
+            .args(["--format", "json", "--timeout", "1", "--only", CASE])
+            .args(extra)
+            .arg(common::reference())
+            .output()
+            .expect("agent-conform runs");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), report["seed"].as_u64(), stderr)
+    };
+    let (code, seed, _) = run(&["--allow", "timeout"]);
+    assert_eq!(code, Some(0));
+    let seed = seed.expect("the report's seed");
+    let (code, again, stderr) = run(&["--rerun-failed"]);
+    assert_eq!(code, Some(0), "allowed as the run before: {stderr}");
+    assert_eq!(again, Some(seed), "{stderr}");
+    assert!(stderr.contains(&format!("seed {seed}")), "{stderr}");
+    assert!(stderr.contains("--allow timeout"), "{stderr}");
+    assert!(!stderr.contains("nothing to rerun"), "{stderr}");
+}
+
+/// In a run of several plugins each takes its own cases (`--cases
+/// NAME=DIR`): the reference its conformance, and a plugin with no cases of
+/// its own none of them; a plain directory with several plugins is refused.
+#[test]
+fn several_plugins_take_only_their_own_cases() {
+    let own = common::root().join("reference-plugin/conformance");
+    let own = format!("reference={}", own.display());
+    let wild = common::root().join("tests/plugins/wild/entire-agent-repodetect");
+    let plugins = [common::reference(), wild];
+    let args = [
+        "--only",
+        "reference.detect.*",
+        "--only",
+        "core.info.identity",
+        "--cases",
+        &own,
+    ];
+    let run = common::run_json_many(&plugins, &args, &[]);
+    let ids = |k: usize| -> Vec<String> {
+        run.report["plugins"][k]["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["outcome"]["kind"] != "skipped")
+            .filter_map(|c| c["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert!(
+        ids(0).contains(&"reference.detect.present".to_string()),
+        "{:?}",
+        ids(0)
+    );
+    assert!(
+        ids(1).iter().all(|id| !id.starts_with("reference.")),
+        "{:?}",
+        ids(1)
+    );
+    assert!(
+        ids(1).contains(&"core.info.identity".to_string()),
+        "{:?}",
+        ids(1)
+    );
+    let plain = common::root().join("reference-plugin/conformance");
+    let out = common::harness()
+        .arg("--cases")
+        .arg(&plain)
+        .args(&plugins)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("say whose cases these are"), "{stderr}");
+}

@@ -133,6 +133,25 @@ fn junit_and_github_outputs_are_written_even_when_info_fails() {
     );
 }
 
+/// An output path whose directory is missing is refused before any plugin
+/// runs: exit 2 at once, one sentence and a hint.
+#[test]
+fn a_junit_path_in_a_missing_directory_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("no-such-dir").join("report.xml");
+    let out = common::harness()
+        .arg("--junit")
+        .arg(&junit)
+        .arg(common::plugin("broken/entire-agent-hang"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    assert!(stderr.contains("hint: create it first"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn completions_are_printed() {
     common::harness()

@@ -329,4 +329,22 @@ fn a_scaffold_whose_guesses_the_plugin_refuses_runs_green_with_one_line() {
     let stdout = String::from_utf8_lossy(&human.stdout);
     assert!(human.status.success(), "{stdout}");
     assert_eq!(stdout.matches("scaffold's guess").count(), 1, "{stdout}");
+
+    // What only a recording verifies (the agent session, replayed on the
+    // generic payloads it answers with no TurnEnd) is allowed by the
+    // scaffold, with its reason: green under --strict, said plainly.
+    assert!(
+        cases.contains("  - code: unverified\n    reason: not verified until"),
+        "{cases}"
+    );
+    let args = ["--strict", "--cases", &dir, "--only", "session.agent"];
+    let run = run_json(&plugin, &args, &[]);
+    assert_eq!(run.code, 0, "warned: {:?}", run.ids("warning"));
+    assert_eq!(run.ids("note"), ["session.agent"]);
+    let said = run.messages("session.agent");
+    assert!(said.contains("is not verified"), "{said}");
+    assert!(
+        said.contains("(allowed: not verified until this repository holds a recording"),
+        "{said}"
+    );
 }

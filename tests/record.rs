@@ -187,6 +187,20 @@ fn a_recorded_session_holds_every_call_in_order_with_payloads_snapshots_and_even
     assert_eq!(paths[key(setup.repo())], "{{repo}}");
     assert_eq!(paths[key(setup.home())], "{{home}}");
 
+    // The agent as installed: its own directories, the variable it set.
+    let world = &yaml["agent"];
+    let files: Vec<&str> = world["files"]
+        .as_array()
+        .expect("agent: files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(files, ["{{repo}}/.reference", "{{home}}/.scripted-agent"]);
+    assert_eq!(
+        world["env"],
+        serde_json::json!({"REFERENCE_HOME": "{{home}}/.scripted-agent"})
+    );
+
     // The summary: where, how much, the privacy note, hooks and events.
     assert!(
         err.contains("wrote 6 payloads and 2 transcript snapshots"),

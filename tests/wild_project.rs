@@ -54,6 +54,55 @@ fn a_detect_always_present_without_hooks_fails_the_enable_by_release() {
     assert_eq!(run.ids("failed"), Vec::<String>::new());
 }
 
+/// `detect` where the agent is installed (`agent:` of the plugin's own
+/// case file, laid down for `core.detect.installed`): present with hooks
+/// passes, absent with hooks warns, present without hooks fails (a
+/// non-interactive `entire enable` aborts), and without an `agent:` the
+/// case is skipped, saying how to describe one.
+#[test]
+fn detect_where_the_agent_is_installed_is_judged_by_hooks() {
+    let reference_cases = common::root().join("reference-plugin/conformance");
+    let reference_cases = reference_cases.to_string_lossy().into_owned();
+    let args = [
+        "--only",
+        "core.detect.installed",
+        "--cases",
+        &reference_cases,
+    ];
+    let with_hooks = run_json(&reference(), &args, &[]);
+    assert!(outcome(&with_hooks, "passed").contains("core.detect.installed"));
+    assert_eq!(with_hooks.code, 0);
+    let never = ("ENTIRE_AGENT_REFERENCE_FAULT", "detect-never-present");
+    let absent = run_json(&reference(), &args, &[never]);
+    assert_eq!(outcome(&absent, "warning"), set(&["core.detect.installed"]));
+    let no_hooks = ("ENTIRE_AGENT_REFERENCE_VARIANT", "no-capabilities");
+    let hookless = run_json(&reference(), &args, &[no_hooks]);
+    assert_eq!(
+        outcome(&hookless, "failed"),
+        set(&["core.detect.installed"])
+    );
+    let message = hookless.messages("core.detect.installed");
+    assert!(message.contains("does not support hooks"), "{message}");
+    // The independent plugin: present where its agent left its history.
+    let world = common::root().join("tests/plugins/wild/repodetect-installed");
+    let world = world.to_string_lossy().into_owned();
+    let only = ["--only", "core.detect.installed"];
+    let repodetect = run_json(
+        &wild("repodetect"),
+        &[&only[..], &["--cases", &world]].concat(),
+        &[],
+    );
+    assert_eq!(
+        outcome(&repodetect, "failed"),
+        set(&["core.detect.installed"])
+    );
+    let undescribed = run_json(&wild("repodetect"), &only, &[]);
+    assert_eq!(
+        outcome(&undescribed, "skipped"),
+        set(&["core.detect.installed"])
+    );
+}
+
 #[test]
 fn an_agent_that_names_its_own_transcripts_and_restores_there_passes_strict() {
     // Without a transcript path, its Events name <session dir>/<id>.log,

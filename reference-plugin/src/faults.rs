@@ -106,6 +106,9 @@ faults! {
     /// `detect` says present everywhere, where the agent has never run: setup
     /// enables it in every repository (without hooks: the enable aborts).
     DetectAlwaysPresent = "detect-always-present",
+    /// `detect` says absent everywhere, where the agent is installed too:
+    /// setup never offers it, and its hooks stay uninstalled.
+    DetectNeverPresent = "detect-never-present",
 
     // --- session ---
     /// `get-session-id` answers `"wrong-" + id`.

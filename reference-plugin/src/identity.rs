@@ -116,8 +116,9 @@ pub fn detect(ctx: &Context, _request: &Request) -> Result<Output> {
         output::flood(std::io::stdout().lock(), output::FLOOD_SIZE);
         return Ok(Output::Nothing);
     }
-    let present =
-        ctx.repo_root()?.join(AGENT_DIR).exists() || ctx.fault(Fault::DetectAlwaysPresent);
+    let present = (ctx.repo_root()?.join(AGENT_DIR).exists()
+        || ctx.fault(Fault::DetectAlwaysPresent))
+        && !ctx.fault(Fault::DetectNeverPresent);
     if ctx.fault(Fault::DetectStringBool) {
         return Ok(Output::Json(json!({"present": "yes"})));
     }

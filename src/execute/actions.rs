@@ -250,6 +250,7 @@ impl Run<'_> {
             addresses_hooks: written
                 .iter()
                 .any(|w| hookfire::addresses(&w.after, &agent, &names)),
+            recorded: self.recording.is_some_and(|r| !r.hooks.is_empty()),
         };
         hookfire::judge_fired(&agent, &names, &said, &fired)
     }

@@ -39,11 +39,13 @@ struct Task {
     local: usize,
 }
 
-/// Runs the suite against every plugin; the reports come in the order the
-/// plugins were given. Never fails: every problem ends up in the reports.
+/// Runs each plugin's suite against it (`plugins[k]` with `suites[k]`:
+/// the embedded cases and its own, no other plugin's); the reports come in
+/// the order the plugins were given. Never fails: every problem ends up in
+/// the reports.
 pub fn run(
     plugins: &[PathBuf],
-    suite: &Suite,
+    suites: &[&Suite],
     schemas: &Schemas,
     options: &Options,
     progress: &dyn Progress,
@@ -53,12 +55,16 @@ pub fn run(
     let corpora = property::Corpora::new(options.seed);
     let mut runs: Vec<Run> = plugins
         .iter()
-        .map(|p| Run::new(p, suite, schemas, options, progress, &corpora))
+        .zip(suites)
+        .map(|(p, suite)| Run::new(p, suite, schemas, options, progress, &corpora))
         .collect();
-    let (gates, cases): (Vec<&Case>, Vec<&Case>) = suite.cases.iter().partition(|c| c.gate);
+    let (gates, cases): (Vec<Vec<&Case>>, Vec<Vec<&Case>>) = suites
+        .iter()
+        .map(|suite| suite.cases.iter().partition(|c| c.gate))
+        .unzip();
     let mut gated = Vec::new();
     std::thread::scope(|scope| {
-        scope.spawn(|| corpora.warm(&suite.cases));
+        scope.spawn(|| suites.iter().for_each(|s| corpora.warm(&s.cases)));
         gated = gate_all(&mut runs, &gates, options.jobs);
     });
     let open: Vec<usize> = (0..runs.len()).filter(|&k| gated[k].1.is_none()).collect();
@@ -68,10 +74,10 @@ pub fn run(
     }
     let mut rest = pool(&runs, &open, &cases).into_iter();
     let mut reports: Vec<Vec<CaseReport>> = Vec::new();
-    for (gate_reports, blocked) in gated {
+    for (k, (gate_reports, blocked)) in gated.into_iter().enumerate() {
         let mut all = gate_reports;
         match blocked {
-            Some(reason) => all.extend(cases.iter().map(|c| not_run(c, &reason))),
+            Some(reason) => all.extend(cases[k].iter().map(|c| not_run(c, &reason))),
             None => all.extend(rest.next().unwrap_or_default()),
         }
         reports.push(all);
@@ -90,10 +96,11 @@ pub fn run(
     let wall = start.elapsed();
     plugins
         .iter()
+        .zip(suites)
         .zip(infos)
         .zip(reports)
         .zip(off_steps)
-        .map(|(((plugin, info), reports), off_steps)| {
+        .map(|((((plugin, suite), info), reports), off_steps)| {
             run_report(
                 plugin,
                 info,
@@ -111,15 +118,22 @@ pub fn run(
 /// reports and why its other cases are not run (when the gate failed).
 fn gate_all(
     runs: &mut [Run],
-    gates: &[&Case],
+    gates: &[Vec<&Case>],
     jobs: usize,
 ) -> Vec<(Vec<CaseReport>, Option<String>)> {
     let per_thread = runs.len().div_ceil(jobs.max(1)).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = runs
             .chunks_mut(per_thread)
-            .map(|chunk| {
-                scope.spawn(move || chunk.iter_mut().map(|r| r.gates(gates)).collect::<Vec<_>>())
+            .zip(gates.chunks(per_thread))
+            .map(|(chunk, gates)| {
+                scope.spawn(move || {
+                    chunk
+                        .iter_mut()
+                        .zip(gates)
+                        .map(|(r, g)| r.gates(g))
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         handles
@@ -139,10 +153,10 @@ fn gate_all(
 /// Runs the cases of the plugins `open` (places in `runs`) on one pool of
 /// workers, longest first across plugins; per open plugin, its cases'
 /// reports in suite order.
-fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
+fn pool(runs: &[Run], open: &[usize], cases: &[Vec<&Case>]) -> Vec<Vec<CaseReport>> {
     let units: Vec<Vec<usize>> = open
         .iter()
-        .map(|&k| cases.iter().map(|c| runs[k].units(c)).collect())
+        .map(|&k| cases[k].iter().map(|c| runs[k].units(c)).collect())
         .collect();
     let slots: Vec<Vec<Slot>> = units
         .iter()
@@ -160,14 +174,14 @@ fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
     let jobs = open.first().map_or(1, |&k| runs[k].options.jobs);
     let lenders = tasks
         .iter()
-        .filter(|t| !deliberate_wait(cases[t.case]).is_zero())
+        .filter(|t| !deliberate_wait(cases[open[t.plugin]][t.case]).is_zero())
         .count();
     pool::run(tasks.len(), jobs, lenders, |n| {
         let task = &tasks[n];
         let run = &runs[open[task.plugin]];
         let remaining = &remaining[task.plugin][task.case];
         let finished = run.case(
-            cases[task.case],
+            cases[open[task.plugin]][task.case],
             task.unit,
             Some(task.local),
             remaining,
@@ -180,17 +194,17 @@ fn pool(runs: &[Run], open: &[usize], cases: &[&Case]) -> Vec<Vec<CaseReport>> {
     slots
         .into_iter()
         .zip(open)
-        .map(|(slots, &k)| runs[k].assemble(slots, cases))
+        .map(|(slots, &k)| runs[k].assemble(slots, &cases[k]))
         .collect()
 }
 
 /// Every task of every open plugin, a deliberate wait first, then the
 /// longest (ties keep the plugins' order), each plugin's depot told its own part of that order.
-fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> Vec<Task> {
+fn plan(runs: &[Run], open: &[usize], cases: &[Vec<&Case>], units: &[Vec<usize>]) -> Vec<Task> {
     let mut weighted: Vec<((std::time::Duration, usize), Task)> = Vec::new();
     for (p, &k) in open.iter().enumerate() {
         for (i, &n) in units[p].iter().enumerate() {
-            let weight = runs[k].order(cases[i], n);
+            let weight = runs[k].order(cases[k][i], n);
             let task = |unit| Task {
                 plugin: p,
                 case: i,
@@ -209,7 +223,7 @@ fn plan(runs: &[Run], open: &[usize], cases: &[&Case], units: &[Vec<usize>]) -> 
         .into_iter()
         .map(|(_, mut task)| {
             let run = &runs[open[task.plugin]];
-            let case = cases[task.case];
+            let case = cases[open[task.plugin]][task.case];
             let own = &mut plans[task.plugin];
             task.local = own.len();
             own.push(

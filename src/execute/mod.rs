@@ -175,6 +175,12 @@ pub fn run(
     )
 }
 
+/// Why a case that runs where the agent is installed is skipped when no
+/// case file describes the agent so (`installed: true`, no `agent:`).
+const WORLD_MISSING: &str = "not verified: no case file describes the agent as installed; add \
+     `agent:` to yours (the files the agent itself creates under {{home}} and {{repo}}, the \
+     variables it sets), or let `agent-conform record` write it";
+
 /// Kills whatever of the run's plugin calls is still alive (each call's
 /// leftovers were killed when it returned; this is the last look), and says
 /// so on stderr.
@@ -269,6 +275,9 @@ impl Run<'_> {
         }
         if let Some(reason) = reach::pedantic_only(case).filter(|_| !self.options.pedantic) {
             return stopped(CaseOutcome::Skipped(reason));
+        }
+        if case.world_missing {
+            return stopped(CaseOutcome::Skipped(WORLD_MISSING.to_string()));
         }
         if let Some(reason) = self.breaker.stopped() {
             return stopped(CaseOutcome::NotRun(reason));

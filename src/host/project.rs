@@ -40,6 +40,40 @@ pub fn detect_present(hooks: bool) -> (Severity, String) {
     )
 }
 
+/// What `detect`'s answer costs the user where the agent is installed (the
+/// files it creates under HOME and in the repository, the variables it
+/// sets: the case file's `agent:`), for a plugin that declares the hooks
+/// capability or not (docs/host.md "Setup and detect"): `None` when setup
+/// does right by it. Present with hooks: setup enables the agent there.
+/// Present without hooks: a first non-interactive `entire enable` stops at
+/// it ("does not support hooks"), in every repository of every user of the
+/// agent. Absent with hooks: setup never offers the agent where it is, and
+/// its hooks go uninstalled until `entire enable --agent`.
+pub fn detect_installed(hooks: bool, present: bool) -> Option<(Severity, String)> {
+    match (hooks, present) {
+        (true, true) | (false, false) => None,
+        (false, true) => Some((
+            Severity::Failure,
+            "detect says present where the agent is installed, and the plugin declares no \
+             hooks: a first non-interactive `entire enable` (no terminal, no --agent: CI, \
+             devcontainers, agents) enables every detected agent and stops at this one \
+             (\"agent does not support hooks\") before .entire and its settings are written: \
+             entire enable fails for every user of the agent while this plugin is on PATH; a \
+             plugin without hooks is reached by `entire attach`, which needs no detect: say \
+             absent"
+                .to_string(),
+        )),
+        (true, false) => Some((
+            Severity::Warning,
+            "detect says absent where the agent is installed (the files and variables of the \
+             case file's agent: section): setup never offers this agent, a non-interactive \
+             `entire enable` leaves it out, and its hooks stay uninstalled until the user \
+             names it (`entire enable --agent`); say present where the agent's own files are"
+                .to_string(),
+        )),
+    }
+}
+
 /// What a `protected_files` or `protected_dirs` entry is to the host, which
 /// reads it relative to the repository root.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,6 +13,7 @@ use crate::suite::template::{Template, expand_json};
 
 use super::context::StepContext;
 use super::values::{compare_bytes, pretty, select};
+use crate::outcome::Kind;
 use crate::outcome::finding::Finding;
 
 /// The findings of one assertion on the decoded answer `doc`.
@@ -27,6 +28,7 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
         Check::OwnSessionDir => return session_dir_claims(ctx, a, doc, severity),
         Check::HostSessionFile(dir) => return session_file_names(ctx, a, doc, dir, severity),
         Check::SetupDetect => return setup_detect(ctx, a, doc, severity),
+        Check::InstalledDetect => return installed_detect(ctx, a, doc, severity),
         Check::HostLines(file) => {
             return super::positions::host_lines(
                 ctx.bindings,
@@ -50,11 +52,15 @@ pub(super) fn check_assert(ctx: &StepContext<'_>, a: &JsonAssert, doc: &Value) -
                         .as_ref()
                         .map(|b| format!(" ({b})"))
                         .unwrap_or_default();
+                    let kind = match &a.check {
+                        Check::Schema(_) => Kind::Schema,
+                        _ => Kind::Check,
+                    };
                     Finding {
                         severity,
                         expected,
                         actual,
-                        ..Finding::failure(format!("at {pointer}: {message}{because}"))
+                        ..Finding::failure(format!("at {pointer}: {message}{because}")).kind(kind)
                     }
                 })
         })
@@ -248,7 +254,8 @@ fn check_value(
         Check::OwnSessionDir
         | Check::HostLines(_)
         | Check::HostSessionFile(_)
-        | Check::SetupDetect => {}
+        | Check::SetupDetect
+        | Check::InstalledDetect => {}
     }
     Ok(())
 }
@@ -274,6 +281,32 @@ fn setup_detect(
         severity: weight,
         ..Finding::failure(format!("at {}: {message}", a.pointer))
     };
+    finding.cap(severity);
+    vec![finding]
+}
+
+/// `installed_detect: true`: "present" or not where the agent is
+/// installed, weighed by `host::project::detect_installed` on whether
+/// `info` declares hooks, capped at `severity`. The world it runs in is the
+/// author's own description (`agent:`), so the finding rests on it.
+fn installed_detect(
+    ctx: &StepContext<'_>,
+    a: &JsonAssert,
+    doc: &Value,
+    severity: Severity,
+) -> Vec<Finding> {
+    let present = select(doc, &a.pointer)
+        .iter()
+        .any(|(_, value)| *value == Some(&Value::Bool(true)));
+    let hooks = ctx.bindings.info.pointer("/capabilities/hooks") == Some(&Value::Bool(true));
+    let Some((weight, message)) = crate::host::project::detect_installed(hooks, present) else {
+        return Vec::new();
+    };
+    let mut finding = Finding {
+        severity: weight,
+        ..Finding::failure(format!("at {}: {message}", a.pointer))
+    }
+    .rests_on(crate::outcome::finding::Evidence::Samples);
     finding.cap(severity);
     vec![finding]
 }

@@ -25,8 +25,27 @@ pub use super::values::{compare_bytes, pretty};
 
 pub use crate::outcome::finding::Finding;
 
-/// Checks one outcome.
+/// Checks one outcome. A case's own expectation on `chunk-transcript` or
+/// `reassemble-transcript` that is not met is a `chunking` finding, so
+/// that it can be allowed apart from every other expectation.
 pub fn check(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
+    let mut judged = judge(ctx, out);
+    let chunking = ctx
+        .step
+        .args
+        .as_ref()
+        .and_then(|a| a.first())
+        .is_some_and(|sub| matches!(sub.as_str(), "chunk-transcript" | "reassemble-transcript"));
+    if chunking {
+        let (Judged::Checked(findings, _) | Judged::Refused(_, findings)) = &mut judged;
+        for finding in findings.iter_mut().filter(|f| f.kind == Kind::Check) {
+            finding.kind = Kind::Chunking;
+        }
+    }
+    judged
+}
+
+fn judge(ctx: &StepContext<'_>, out: &Outcome) -> Judged {
     let mut findings = Vec::new();
     every_call(ctx.timeout_secs, out, &mut findings);
     if findings.iter().any(|f| f.severity == Severity::Failure) {
@@ -505,7 +524,7 @@ fn schema_finding(
     };
     Finding {
         severity,
-        ..Finding::failure(message)
+        ..Finding::failure(message).kind(Kind::Schema)
     }
     .diff(
         format!("schemas/{schema}.json"),

@@ -66,7 +66,7 @@ pub fn parse(format: Format, text: &str) -> Result<Value, String> {
         Format::Jsonc => parse_jsonc(text),
         Format::Toml => toml::from_str::<toml::Table>(text)
             .map_err(|e| one_line(&e.to_string()))
-            .and_then(|table| serde_json::to_value(table).map_err(|e| e.to_string())),
+            .map(|table| toml_json(toml::Value::Table(table))),
         Format::Yaml => serde_saphyr::from_str::<Value>(text).map_err(|e| one_line(&e.to_string())),
         Format::Ini => parse_ini(text),
         Format::Text => Err("plain text has no structure".to_string()),
@@ -94,6 +94,26 @@ pub fn render(format: Format, value: &Value, comments: &[&str]) -> Result<String
         out.push('\n');
     }
     Ok(out)
+}
+
+/// A TOML value as JSON, a date or time as the user wrote it
+/// (`1979-05-27T07:32:00Z`): never the `toml` crate's inner form of one,
+/// which a report would show.
+fn toml_json(value: toml::Value) -> Value {
+    match value {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(items) => Value::Array(items.into_iter().map(toml_json).collect()),
+        toml::Value::Table(table) => Value::Object(
+            table
+                .into_iter()
+                .map(|(key, value)| (key, toml_json(value)))
+                .collect::<Map<String, Value>>(),
+        ),
+    }
 }
 
 fn pretty_json(value: &Value) -> Result<String, String> {
@@ -178,6 +198,17 @@ fn render_ini(value: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_toml_datetime_reads_as_the_user_wrote_it() {
+        let text = "when = 1979-05-27T07:32:00Z\n[[hooks]]\nday = 1979-05-27\n";
+        let value = parse(Format::Toml, text).expect("TOML");
+        assert_eq!(
+            value,
+            json!({"when": "1979-05-27T07:32:00Z", "hooks": [{"day": "1979-05-27"}]})
+        );
+        assert!(!value.to_string().contains("toml_private"), "{value}");
+    }
 
     #[test]
     fn detects_by_extension_and_content() {

@@ -214,6 +214,9 @@ pub struct InstallSaid {
     /// `["hooks", "foo", hookName]`). A marker that names neither, or the
     /// hooks without the plugin, addresses nothing the host would route.
     pub addresses_hooks: bool,
+    /// The author recorded a session of the agent (`agent-conform record`):
+    /// the hooks it fired there reached `entire hooks`, seen.
+    pub recorded: bool,
 }
 
 /// Whether a file's text names the plugin registered as `agent` and one of
@@ -309,7 +312,7 @@ pub fn judge_fired(
     if !quiet.is_empty() && reached == 0 {
         let silent = certain.iter().all(|(r, f)| *r != Reach::Quiet || f.silent);
         findings.push(match silent {
-            true => unseen(agent, &UnseenBecause::Silent(&quiet)),
+            true => unseen(agent, &UnseenBecause::Silent(&quiet), said.recorded),
             false => quiet_note(agent, &quiet),
         });
     }
@@ -443,6 +446,7 @@ fn nothing_runs(agent: &str, said: &InstallSaid) -> Vec<Finding> {
             reported,
             wrote_any: said.wrote_any,
         },
+        said.recorded,
     )]
 }
 
@@ -458,7 +462,7 @@ enum UnseenBecause<'a> {
 
 /// The one warning of hooks whose firing cannot be seen here: what was not
 /// verified, and how the author verifies it.
-fn unseen(agent: &str, because: &UnseenBecause) -> Finding {
+fn unseen(agent: &str, because: &UnseenBecause, recorded: bool) -> Finding {
     let what = match because {
         UnseenBecause::Marker {
             reported,
@@ -479,6 +483,14 @@ fn unseen(agent: &str, because: &UnseenBecause) -> Finding {
             shown(labels)
         ),
     };
+    if recorded {
+        return Finding::note(format!(
+            "{what}: that they fire cannot be seen here, but the author's recording shows the \
+             agent firing `entire hooks {agent} <hook>` (`session:` in its own cases)"
+        ))
+        .kind(Kind::NotVerified)
+        .rests_on(Evidence::Samples);
+    }
     Finding::warning(format!(
         "{what}: whether the agent, or a runner of its own, fires `entire hooks {agent} <hook>` \
          cannot be seen here, so that `entire enable` leads to checkpoints is not verified. \
@@ -567,6 +579,7 @@ mod tests {
             wrote_any: true,
             reported: Some(1),
             addresses_hooks: false,
+            recorded: false,
         }
     }
 
@@ -698,6 +711,7 @@ mod tests {
             wrote_any: false,
             reported: Some(0),
             addresses_hooks: false,
+            recorded: false,
         };
         assert!(judge_fired("foo", &names, &library, &[]).is_empty());
     }

@@ -23,6 +23,7 @@ use crate::host::chunker::{HOST_MAX_SIZE, reassembles_through_plugin};
 use crate::host::decoding::decode_host_json;
 use crate::host::invocation::OUTPUT_LIMIT;
 use crate::judge::checks::{Finding, compare_bytes};
+use crate::outcome::Kind;
 use crate::outcome::results::StepReport;
 use crate::running::runner::{Bytes, Outcome};
 use crate::suite::case::RoundTripCorpus;
@@ -146,6 +147,7 @@ pub fn run_input(
     let Some((label, input)) = what.inputs.get(index) else {
         return tally;
     };
+    let first = steps.len();
     let sizes = match what.max_sizes {
         [] => sizes(what.corpus, input),
         given => given.to_vec(),
@@ -164,7 +166,17 @@ pub fn run_input(
             }
         }
     }
+    coded(&mut steps[first..]);
     tally
+}
+
+/// Gives the round trip's own findings (a case's expectation, not a crash
+/// or a hang) the code `round-trip`, which `--allow` can name apart.
+fn coded(steps: &mut [StepReport]) {
+    let findings = steps.iter_mut().flat_map(|s| s.findings.iter_mut());
+    for finding in findings.filter(|f| f.kind == Kind::Check) {
+        finding.kind = Kind::RoundTrip;
+    }
 }
 
 /// The rules that span inputs, on the tally of all of them: a plugin's own
@@ -190,6 +202,7 @@ pub fn judge(what: &Inputs<'_>, tally: &Tally, verdict: &mut RoundTripFindings) 
             what.have_samples,
         );
     }
+    coded(&mut verdict.steps);
 }
 
 /// The `--max-size` values for an input.
@@ -491,6 +504,7 @@ pub fn large(
         verdict.steps.push(report);
     }
     verdict.note = Some(notes.join("; "));
+    coded(&mut verdict.steps);
     verdict
 }
 

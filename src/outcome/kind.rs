@@ -40,6 +40,15 @@ kinds! {
     /// A case's own expectation was not met (the default).
     #[default]
     Check = "check",
+    /// The answer differs from the documented JSON Schema of its
+    /// subcommand (`stdout_schema`).
+    Schema = "schema",
+    /// `chunk-transcript` or `reassemble-transcript` answered other than a
+    /// case expects (a chunk over the size, bytes that do not come back).
+    Chunking = "chunking",
+    /// A generated chunking round trip (`property: round_trip`) did not
+    /// give the transcript back as the host rebuilds it.
+    RoundTrip = "round-trip",
     /// The answer cannot be decoded as the host decodes it (Go's
     /// `encoding/json`: not one JSON value, a wrong type, bad base64).
     Decoding = "decoding",
@@ -110,6 +119,15 @@ kinds! {
     /// unverified capability, a finding of every work tree): the defect is
     /// reported there, at its weight.
     SaidElsewhere = "said-elsewhere",
+}
+
+impl Kind {
+    /// The codes of what a run could not verify here (a capability no case
+    /// could check, something only the agent's own machine provides), which
+    /// a recording of the agent's own session settles. `agent-conform
+    /// init` allows them, with that reason, until the repository has one.
+    pub const NOT_VERIFIED: &'static [Kind] =
+        &[Kind::Unverified, Kind::NotVerified, Kind::HooksUnseen];
 }
 
 impl serde::Serialize for Kind {

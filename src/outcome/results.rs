@@ -127,9 +127,20 @@ pub struct Sent {
     pub inline: Option<String>,
     /// The file it was saved to, when the case's sandbox was kept.
     pub file: Option<PathBuf>,
+    /// A stdin too long for a line that is one JSON object: its short
+    /// top-level values (`session_id "s-1", transcript_path "/x/s.jsonl"`),
+    /// so that the value a finding is about shows without opening the file.
+    pub fields: Option<String>,
 }
 
 impl Sent {
+    /// The longest stdin whose JSON fields are quoted (a payload, not a
+    /// transcript: the five-MiB inputs are not parsed).
+    const FIELDS_MAX_BYTES: usize = 64 << 10;
+    /// The longest value quoted, and the most quoted in all, in characters.
+    const FIELD_CHARS: usize = 160;
+    const FIELDS_CHARS: usize = 240;
+
     /// The longest stdin shown inline, in characters.
     pub const INLINE_CHARS: usize = 100;
 
@@ -143,25 +154,72 @@ impl Sent {
         let inline = one_line
             .filter(|t| !t.chars().any(char::is_control) && t.chars().count() <= Sent::INLINE_CHARS)
             .map(str::to_string);
+        let fields = match inline {
+            None if stdin.len() <= Sent::FIELDS_MAX_BYTES => Sent::fields_of(stdin),
+            _ => None,
+        };
         Sent {
             bytes: stdin.len(),
             inline,
             file: None,
+            fields,
         }
+    }
+
+    /// The short top-level values of a JSON object, in its order, each as
+    /// `key value` (strings quoted), until the line is full.
+    fn fields_of(stdin: &[u8]) -> Option<String> {
+        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(stdin).ok()?;
+        let mut said: Vec<String> = Vec::new();
+        let mut chars = 0;
+        for (key, value) in &map {
+            let shown = match value {
+                serde_json::Value::String(text) if text.chars().count() <= Sent::FIELD_CHARS => {
+                    serde_json::Value::String(text.clone()).to_string()
+                }
+                serde_json::Value::Number(_) | serde_json::Value::Bool(_) => value.to_string(),
+                _ => continue,
+            };
+            let one = format!("{key} {shown}");
+            chars += one.chars().count() + 2;
+            if chars > Sent::FIELDS_CHARS {
+                break;
+            }
+            said.push(one);
+        }
+        (!said.is_empty()).then(|| said.join(", "))
     }
 
     /// One line that says it: `{"chunks":["@@"]}`, or `N bytes, <file>`.
     pub fn text(&self) -> String {
-        match (&self.inline, &self.file) {
-            (Some(inline), _) if !inline.is_empty() => inline.clone(),
-            (Some(_), _) => "empty".to_string(),
-            (None, Some(file)) => format!("{} bytes, {}", self.bytes, file.display()),
-            (None, None) => format!("{} bytes (not kept)", self.bytes),
+        let saved = match (&self.inline, &self.file) {
+            (Some(inline), _) if !inline.is_empty() => return inline.clone(),
+            (Some(_), _) => return "empty".to_string(),
+            (None, Some(file)) => file.display().to_string(),
+            (None, None) => "not kept".to_string(),
+        };
+        match &self.fields {
+            Some(fields) => format!("{} bytes: {fields}; {saved}", self.bytes),
+            None if self.file.is_some() => format!("{} bytes, {saved}", self.bytes),
+            None => format!("{} bytes ({saved})", self.bytes),
         }
     }
 }
 
 impl StepReport {
+    /// The step as a one-line report names it: its name, and the
+    /// subcommand it ran when the name does not say it (`step 1 (detect)`,
+    /// never a bare `step 1`).
+    pub fn label(&self) -> String {
+        let word = self.name.split([' ', '[']).next().unwrap_or_default();
+        match self.args.first() {
+            Some(sub) if !self.name.contains(sub.as_str()) && !sub.starts_with(word) => {
+                format!("{} ({sub})", self.name)
+            }
+            _ => self.name.clone(),
+        }
+    }
+
     /// Whether this step started the plugin (see [`RunReport::calls`]).
     pub fn made_a_call(&self) -> bool {
         matches!(self.termination.as_str(), "exited" | "signal" | "timed-out")
@@ -290,7 +348,7 @@ impl CaseReport {
     pub fn summary_line(&self) -> String {
         match (&self.outcome, self.first_finding()) {
             (CaseOutcome::Skipped(r) | CaseOutcome::NotRun(r), _) => r.clone(),
-            (_, Some((step, f))) => format!("{}: {}", step.name, f.text()),
+            (_, Some((step, f))) => format!("{}: {}", step.label(), f.text()),
             (_, None) => self.note.clone().unwrap_or_default(),
         }
     }
@@ -494,4 +552,42 @@ fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Er
         }))?;
     }
     seq.end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sent;
+
+    #[test]
+    fn a_step_label_names_its_subcommand() {
+        let mut step = super::StepReport::without_invocation("step 1", "exited", Vec::new());
+        step.args = vec!["detect".to_string()];
+        assert_eq!(step.label(), "step 1 (detect)");
+        step.name = "parse [stop]".to_string();
+        step.args = vec!["parse-hook".to_string()];
+        assert_eq!(step.label(), "parse [stop]");
+    }
+
+    #[test]
+    fn a_long_json_stdin_quotes_its_short_values() {
+        let payload = serde_json::json!({
+            "sessionId": "s-1",
+            "transcriptPath": "/home/u/.foo/s-1.jsonl",
+            "messages": ["x".repeat(500)],
+            "prompt": "y".repeat(500),
+            "turn": 3,
+        });
+        let sent = Sent::of(payload.to_string().as_bytes());
+        assert_eq!(sent.inline, None);
+        let text = sent.text();
+        assert!(
+            text.contains(r#"sessionId "s-1", transcriptPath "/home/u/.foo/s-1.jsonl", turn 3"#),
+            "{text}"
+        );
+        assert!(!text.contains("yyy"), "{text}");
+        assert_eq!(
+            Sent::of(b"not json but long ".repeat(40).as_slice()).fields,
+            None
+        );
+    }
 }

@@ -352,7 +352,7 @@ fn case_details(out: &mut String, case: &CaseReport) {
             let _ = writeln!(
                 out,
                 "Step {}: {}",
-                code_span(&step.name),
+                code_span(&step.label()),
                 escape_markdown(&finding.text())
             );
             let lines = expected_actual(finding, MAX_DIFF_LINES);

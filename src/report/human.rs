@@ -354,11 +354,11 @@ impl Human {
             };
             let message = shown(f, &step.name);
             let mut message = message.lines();
-            // The code of a finding of a named kind, to filter on or to
-            // `--allow`; a case's own check is the default and goes unsaid.
-            let code = match f.kind {
-                crate::outcome::Kind::Check => String::new(),
-                kind => self.dim(&format!(" [{}]", kind.code())),
+            // The code of every finding, a case's own check too when it
+            // weighs: what `--allow CODE` (or `CODE@CASE`) takes to allow it.
+            let code = match (f.kind, f.severity) {
+                (crate::outcome::Kind::Check, Severity::Note) => String::new(),
+                (kind, _) => self.dim(&format!(" [{}]", kind.code())),
             };
             let first = message.next().unwrap_or_default();
             let _ = writeln!(out, "  {name}: {tag}{first}{code}");

@@ -183,6 +183,11 @@ fn describe_assert(a: &crate::suite::case::JsonAssert) -> String {
         Check::SetupDetect => {
             "says present only where the agent has been (setup enables what it detects)".to_string()
         }
+        Check::InstalledDetect => {
+            "says present where the agent is installed, absent for a plugin without hooks \
+             (setup enables what it detects)"
+                .to_string()
+        }
     };
     let check = match a.severity {
         Some(severity) => format!("{check} [{}]", severity.label()),

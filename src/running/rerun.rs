@@ -6,7 +6,12 @@
 //! A run updates the record rather than replacing it: a case that ran and
 //! passed leaves it, a case that ran and did not pass joins it, and a case
 //! that did not run (outside `--only`, say) keeps its place. So a rerun of
-//! the failures that fixes one of them still remembers the others.
+//! the failures that fixes one of them still remembers the others. A case
+//! that passed only because `--allow` lowered its findings did not pass.
+//!
+//! The record also keeps the last run's seed and its `--allow` values
+//! (`# seed N`, `# allow CODE[@CASES]` lines above the ids): a rerun makes
+//! the same generated inputs and allows what that run allowed.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -44,28 +49,55 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The ids of the cases of `plugin` that did not pass when they last ran
-/// (records in `dir`, see [`records_dir`]);
-/// `None` when no run of it is on record.
-pub fn not_passed(dir: &Path, plugin: &Path) -> Option<BTreeSet<String>> {
-    let text = fs::read_to_string(record(dir, plugin)).ok()?;
-    Some(
-        text.lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(str::to_string)
-            .collect(),
-    )
+/// What is on record of a plugin's runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record {
+    /// The ids of the cases that did not pass when they last ran.
+    pub ids: BTreeSet<String>,
+    /// The seed of the last run (none in a record of an older version).
+    pub seed: Option<u64>,
+    /// The `--allow` values of the last run.
+    pub allow: Vec<String>,
 }
 
-/// Updates the record of `plugin` with the cases that ran: `(id, passed)`.
-pub fn remember<'a>(
-    dir: &Path,
-    plugin: &Path,
-    ran: impl IntoIterator<Item = (&'a str, bool)>,
-) -> io::Result<()> {
+/// The record of `plugin` (records in `dir`, see [`records_dir`]); `None`
+/// when no run of it is on record.
+pub fn last_run(dir: &Path, plugin: &Path) -> Option<Record> {
+    let text = fs::read_to_string(record(dir, plugin)).ok()?;
+    let mut found = Record::default();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(seed) = line.strip_prefix("# seed ") {
+            found.seed = seed.trim().parse().ok();
+        } else if let Some(allow) = line.strip_prefix("# allow ") {
+            found.allow.push(allow.trim().to_string());
+        } else if !line.starts_with('#') {
+            found.ids.insert(line.to_string());
+        }
+    }
+    Some(found)
+}
+
+/// The ids of the cases of `plugin` that did not pass when they last ran;
+/// `None` when no run of it is on record.
+pub fn not_passed(dir: &Path, plugin: &Path) -> Option<BTreeSet<String>> {
+    last_run(dir, plugin).map(|r| r.ids)
+}
+
+/// A run as the record keeps it: its seed, its `--allow` values, and each
+/// case that ran, `(id, passed)`.
+pub struct Ran<'a> {
+    /// The run's seed.
+    pub seed: u64,
+    /// Its `--allow` values.
+    pub allow: &'a [String],
+    /// The cases that ran.
+    pub cases: Vec<(&'a str, bool)>,
+}
+
+/// Updates the record of `plugin` with a run.
+pub fn remember(dir: &Path, plugin: &Path, ran: Ran<'_>) -> io::Result<()> {
     let mut ids = not_passed(dir, plugin).unwrap_or_default();
-    for (id, passed) in ran {
+    for (id, passed) in ran.cases {
         if passed {
             ids.remove(id);
         } else {
@@ -74,10 +106,11 @@ pub fn remember<'a>(
     }
     let path = record(dir, plugin);
     fs::create_dir_all(dir)?;
-    let mut text: String = ids.into_iter().map(|id| id + "\n").collect();
-    if text.is_empty() {
-        text.push('\n');
+    let mut text = format!("# seed {}\n", ran.seed);
+    for allow in ran.allow {
+        text.push_str(&format!("# allow {allow}\n"));
     }
+    text.extend(ids.into_iter().map(|id| id + "\n"));
     fs::write(path, text)
 }
 
@@ -90,18 +123,36 @@ mod tests {
         let base = tempfile::tempdir().expect("a temporary directory");
         let plugin = Path::new("/x/entire-agent-y");
         assert_eq!(not_passed(base.path(), plugin), None);
-        remember(
-            base.path(),
-            plugin,
-            [("a", false), ("b", false), ("c", true)],
-        )
-        .unwrap();
-        remember(base.path(), plugin, [("a", true)]).unwrap();
+        let ran = |seed, cases| Ran {
+            seed,
+            allow: &[],
+            cases,
+        };
+        let first = ran(7, vec![("a", false), ("b", false), ("c", true)]);
+        remember(base.path(), plugin, first).unwrap();
+        remember(base.path(), plugin, ran(8, vec![("a", true)])).unwrap();
         let left = not_passed(base.path(), plugin).unwrap();
         assert_eq!(left.into_iter().collect::<Vec<_>>(), ["b"]);
-        remember(base.path(), plugin, [("b", true)]).unwrap();
+        remember(base.path(), plugin, ran(9, vec![("b", true)])).unwrap();
         assert_eq!(not_passed(base.path(), plugin), Some(BTreeSet::new()));
         let other = Path::new("/x/entire-agent-z");
         assert_eq!(not_passed(base.path(), other), None);
+    }
+
+    #[test]
+    fn the_record_keeps_the_seed_and_the_allowances() {
+        let base = tempfile::tempdir().expect("a temporary directory");
+        let plugin = Path::new("/x/entire-agent-y");
+        let allow = ["chunking@core.chunk.*".to_string()];
+        let ran = Ran {
+            seed: 42,
+            allow: &allow,
+            cases: vec![("core.chunk.round-trip", false)],
+        };
+        remember(base.path(), plugin, ran).unwrap();
+        let record = last_run(base.path(), plugin).unwrap();
+        assert_eq!(record.seed, Some(42));
+        assert_eq!(record.allow, allow);
+        assert_eq!(record.ids.len(), 1);
     }
 }

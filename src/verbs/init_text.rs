@@ -7,6 +7,7 @@
 //! the plugin's `Info` and the `Request`, which are defined here (and
 //! re-exported by `init`) so that this module names no other.
 
+use crate::outcome::Kind;
 use std::fmt::Write as _;
 
 use std::collections::BTreeSet;
@@ -138,13 +139,47 @@ fn header(info: &Info, request: &Request) -> String {
 # (core.chunk.own-samples) and must always round-trip.
 # transcripts: [samples/session.jsonl]
 
+{allow}
+# TODO: the agent as installed on a user's machine: the files it creates itself
+# under {{{{home}}}} and in {{{{repo}}}}, the variables it sets (a recording writes
+# this section). core.detect.installed then asks detect there: present with
+# hooks, absent without (a detected agent without hooks aborts `entire enable`).
+# agent:
+#   files:
+#     - path: \"{{{{home}}}}/.your-agent\"        # no content: a directory
+#   env: {{YOUR_AGENT_HOME: \"{{{{home}}}}/.your-agent\"}}
+
 {env}cases:
 ",
+        allow = allow_block(),
         env = crate::verbs::init_env::block(&info.env),
         name = info.name,
         dir = request.dir.display(),
         plugin = request.plugin_shown,
     )
+}
+
+/// The scaffold's `allow:`: every code of what a run cannot verify before
+/// a recording exists ([`Kind::NOT_VERIFIED`]), allowed with the reason, so
+/// that a correct plugin's CI is green from its first push while the report
+/// still shows each such finding, allowed, with how to verify it.
+fn allow_block() -> String {
+    let mut text = String::from(
+        "# Until this repository holds a recording of your agent's own session, what only\n\
+         # it can show is not verified here. The report still shows each such finding,\n\
+         # as a note saying it is allowed, why, and how to verify it; these entries keep\n\
+         # CI green meanwhile. Delete them once `agent-conform record` has run: from\n\
+         # then on such a finding counts.\n\
+         allow:\n",
+    );
+    for kind in Kind::NOT_VERIFIED {
+        text.push_str(&format!(
+            "  - code: {}\n    reason: not verified until this repository holds a recording of the \
+             agent's own session (agent-conform record); delete this entry then\n",
+            kind.code()
+        ));
+    }
+    text
 }
 
 /// The case file.

@@ -21,18 +21,23 @@ use crate::verbs::{Format, RunArgs, print_stdout};
 pub(super) fn run(
     args: &RunArgs,
     plugins: &[PathBuf],
-    suite: &Suite,
+    suites: &[&Suite],
     schemas: &Schemas,
     options: &Options,
-    allowed: &[crate::judge::allow::Allowance],
+    allowed: &[Vec<crate::judge::allow::Allowance>],
 ) -> Result<ExitCode, UsageError> {
-    let progress = crate::report::progress::Bar::for_terminal(suite.cases.len() * plugins.len());
-    let mut reports = execute::many::run(plugins, suite, schemas, options, progress.as_ref());
-    for report in &mut reports {
-        crate::judge::allow::apply(&mut report.cases, allowed);
-    }
+    let cases = suites.iter().map(|s| s.cases.len()).sum();
+    let progress = crate::report::progress::Bar::for_terminal(cases);
+    let mut reports = execute::many::run(plugins, suites, schemas, options, progress.as_ref());
+    let outcomes: Vec<_> = reports
+        .iter_mut()
+        .zip(allowed)
+        .map(|(report, allowed)| reports::allow(report, allowed))
+        .collect();
     crate::running::interrupt::hold_if_interrupted();
-    reports.iter().for_each(reports::remember);
+    for (report, outcomes) in reports.iter().zip(&outcomes) {
+        reports::remember(report, outcomes, &args.allow);
+    }
     let members = execute::conflicts::members(&reports);
     let settings = execute::conflicts::Settings {
         timeout: options.timeout,

@@ -11,6 +11,7 @@
 //! Over 500 lines: the clap definitions carry every flag's help text, which
 //! is the command line's documentation and reads best in one place.
 
+mod cases;
 mod catalog;
 mod clean;
 mod discover;
@@ -236,8 +237,10 @@ struct RunArgs {
     #[arg(long, value_name = "REQ")]
     host_version: Option<String>,
 
-    /// Also load the case files (and fixtures/) of DIR; repeatable.
-    #[arg(long = "cases", value_name = "DIR")]
+    /// Also load the case files (and fixtures/) of DIR; repeatable. With
+    /// several plugins, `NAME=DIR` gives DIR to plugin NAME only (`foo` of
+    /// entire-agent-foo); a plugin gets no other's cases.
+    #[arg(long = "cases", value_name = "[NAME=]DIR")]
     cases: Vec<PathBuf>,
 
     /// Cases run in parallel [default: the number of cores].
@@ -284,10 +287,12 @@ struct RunArgs {
     #[arg(long)]
     no_confine: bool,
 
-    /// Turn every finding of this code (the JSON report's "code": timeout,
-    /// crashed, foreign-format, ...) into a note that says so; repeatable. A
-    /// plugin's own case file does the same with `allow: [{code, reason}]`.
-    #[arg(long, value_name = "CODE")]
+    /// Turn every finding of this code (the JSON report's "code", printed
+    /// in brackets: timeout, crashed, chunking, ...) into a note that says
+    /// so; `CODE@CASES` only in the cases a glob names
+    /// (`crashed@'core.errors.*'`); repeatable. A plugin's own case file
+    /// does the same with `allow: [{code, case, reason}]`.
+    #[arg(long, value_name = "CODE[@CASES]")]
     allow: Vec<String>,
 
     /// Also write a JUnit XML report to PATH (for CI test reporters).
@@ -394,20 +399,33 @@ fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
     }
 }
 
+/// The schemas and the suite with the case directories `cases` (`--cases`
+/// values, `NAME=` prefixes dropped).
 fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
-    let schemas = Schemas::compile().map_err(|err| {
+    let schemas = compile_schemas()?;
+    let suite = load_suite(&cases::dirs(cases), &schemas)?;
+    Ok((schemas, suite))
+}
+
+/// The compiled schemas.
+fn compile_schemas() -> Result<Schemas, UsageError> {
+    Schemas::compile().map_err(|err| {
         UsageError::new(
             format!("{err}"),
             "this is a defect of agent-conform's own schemas; please report it",
         )
-    })?;
+    })
+}
+
+/// The embedded suite and the case directories `dirs`.
+fn load_suite(dirs: &[PathBuf], schemas: &Schemas) -> Result<Suite, UsageError> {
     let broken = |err: String| {
         UsageError::new(
             format!("broken case file: {err}"),
             "fix the case file (see docs/writing-cases.md), or drop its --cases directory",
         )
     };
-    let suite = case::load(cases, &schemas).map_err(|err| broken(err.to_string()))?;
+    let suite = case::load(dirs, schemas).map_err(|err| broken(err.to_string()))?;
     let items = crate::suite::coverage::items().map_err(|err| {
         UsageError::new(
             err,
@@ -415,7 +433,7 @@ fn load(cases: &[PathBuf]) -> Result<(Schemas, Suite), UsageError> {
         )
     })?;
     crate::suite::coverage::check_covers(&suite.cases, &items).map_err(broken)?;
-    Ok((schemas, suite))
+    Ok(suite)
 }
 
 /// A hint naming the case ids closest to what was asked for.

@@ -10,16 +10,56 @@ use crate::report::human::{Human, Verbosity};
 use crate::verbs::usage::UsageError;
 use crate::verbs::{RunArgs, print_stdout, use_color};
 
-/// Records which cases of the run did not pass, for `--rerun-failed`; a
-/// record that cannot be written only costs the next rerun, so it is said
-/// and the run goes on.
-pub(super) fn remember(report: &crate::outcome::results::RunReport) {
+/// Which cases of a run passed (`(id, passed)`; a skipped case did not
+/// run), taken before the `--allow` flags lower anything: a case that
+/// passes only by `--allow` stays on record for `--rerun-failed`.
+pub(super) fn outcomes(report: &crate::outcome::results::RunReport) -> Vec<(String, bool)> {
     use crate::outcome::results::CaseOutcome;
-    let ran = report.cases.iter().filter_map(|c| match &c.outcome {
-        CaseOutcome::Skipped(_) => None,
-        CaseOutcome::Passed | CaseOutcome::Note => Some((c.id.as_str(), true)),
-        _ => Some((c.id.as_str(), false)),
-    });
+    report
+        .cases
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            CaseOutcome::Skipped(_) => None,
+            CaseOutcome::Passed | CaseOutcome::Note => Some((c.id.clone(), true)),
+            _ => Some((c.id.clone(), false)),
+        })
+        .collect()
+}
+
+/// Applies the run's allowances to one plugin's cases: the case files'
+/// first, then the flags'; returns the outcomes between the two (see
+/// [`outcomes`]).
+pub(super) fn allow(
+    report: &mut crate::outcome::results::RunReport,
+    allowed: &[crate::judge::allow::Allowance],
+) -> Vec<(String, bool)> {
+    use crate::judge::allow::By;
+    let (flags, files): (Vec<_>, Vec<_>) = allowed
+        .iter()
+        .cloned()
+        .partition(|a| matches!(a.by, By::Flag));
+    crate::judge::allow::apply(&mut report.cases, &files);
+    let outcomes = outcomes(report);
+    crate::judge::allow::apply(&mut report.cases, &flags);
+    outcomes
+}
+
+/// Records which cases of the run did not pass, with its seed and its
+/// `--allow` values, for `--rerun-failed`; a record that cannot be written
+/// only costs the next rerun, so it is said and the run goes on.
+pub(super) fn remember(
+    report: &crate::outcome::results::RunReport,
+    outcomes: &[(String, bool)],
+    allow: &[String],
+) {
+    let ran = crate::running::rerun::Ran {
+        seed: report.seed,
+        allow,
+        cases: outcomes
+            .iter()
+            .map(|(id, passed)| (id.as_str(), *passed))
+            .collect(),
+    };
     let dir = crate::running::rerun::records_dir();
     if let Err(err) = crate::running::rerun::remember(&dir, &report.plugin, ran) {
         eprintln!(

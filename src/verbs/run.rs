@@ -12,9 +12,12 @@ use crate::suite::case::{Suite, glob};
 use crate::suite::schema::Schemas;
 use crate::verbs::reports::{github, human, remember, write_junit};
 use crate::verbs::usage::UsageError;
-use crate::verbs::{Format, RunArgs, check_plugin, default_jobs, did_you_mean, load, print_stdout};
+use crate::verbs::{
+    Format, RunArgs, check_plugin, compile_schemas, default_jobs, did_you_mean, load_suite,
+    print_stdout,
+};
 
-pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
+pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
     let plugins = check_plugins(&args.plugins)?;
     let hosts = host_range(args.host_version.as_deref())?;
     if let Some(dir) = &args.sandbox_dir
@@ -25,21 +28,51 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             "create it first, or leave the flag out",
         ));
     }
+    if let Some(path) = &args.junit {
+        check_output("--junit", path)?;
+    }
     // From here on plugins run: Ctrl-C must not leave one running.
     crate::running::interrupt::install();
     // The sandboxes' .git skeleton asks git once whether it is accepted:
     // that runs while the suite loads and the schemas compile.
     let warm = std::thread::spawn(crate::running::sandbox::warm_up);
-    let (schemas, mut suite) = load(&args.cases)?;
+    let names: Vec<String> = plugins.iter().map(|p| agent_name(p)).collect();
+    let dirs = super::cases::per_plugin(&args.cases, &names)?;
+    let schemas = compile_schemas()?;
+    let mut suites = dirs
+        .iter()
+        .map(|d| load_suite(d, &schemas))
+        .collect::<Result<Vec<Suite>, UsageError>>()?;
     let _ = warm.join();
-    if !args.large {
-        suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
+    let rerun = match args.rerun_failed {
+        true => Some(last_run(&plugins)?),
+        false => None,
+    };
+    if let Some(record) = &rerun {
+        // The failed run's inputs and allowances, unless given again.
+        args.seed = args.seed.or(record.seed);
+        for allow in &record.allow {
+            if !args.allow.contains(allow) {
+                args.allow.push(allow.clone());
+            }
+        }
     }
-    select(&mut suite, &args.only, &args.skip)?;
-    if args.rerun_failed && !select_failed(&mut suite, &plugins)? {
+    // Before the selection: an allowance may name cases `--only` leaves out.
+    let allowed = suites
+        .iter()
+        .map(|suite| allowances(&args.allow, suite, &suites))
+        .collect::<Result<Vec<_>, UsageError>>()?;
+    if !args.large {
+        for suite in &mut suites {
+            suite.cases.retain(|c| !c.tags.iter().any(|t| t == "large"));
+        }
+    }
+    select(&mut suites, &args.only, &args.skip)?;
+    if let Some(record) = &rerun
+        && !select_failed(&mut suites[0], &plugins[0], record, &args)
+    {
         return Ok(ExitCode::SUCCESS);
     }
-    let allowed = allowances(&args.allow, &suite)?;
     let base = args
         .sandbox_dir
         .clone()
@@ -66,9 +99,17 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         pedantic: args.pedantic,
     };
     let code = if plugins.len() == 1 {
-        run_one(&args, &plugins[0], &suite, &schemas, &options, &allowed)?
+        run_one(
+            &args,
+            &plugins[0],
+            &suites[0],
+            &schemas,
+            &options,
+            &allowed[0],
+        )?
     } else {
-        super::many::run(&args, &plugins, &suite, &schemas, &options, &allowed)?
+        let suites: Vec<&Suite> = suites.iter().collect();
+        super::many::run(&args, &plugins, &suites, &schemas, &options, &allowed)?
     };
     drop(run_dir);
     Ok(code)
@@ -85,7 +126,7 @@ fn run_one(
 ) -> Result<ExitCode, UsageError> {
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let mut report = execute::run(plugin, suite, schemas, options, progress.as_ref());
-    crate::judge::allow::apply(&mut report.cases, allowed);
+    let outcomes = super::reports::allow(&mut report, allowed);
     // An interrupted run ends where it is stopped, not with a report made
     // of the calls the interruption cut short.
     crate::running::interrupt::hold_if_interrupted();
@@ -97,14 +138,46 @@ fn run_one(
         Format::Human => print_stdout(&human(args).render(&report)),
         Format::Json => print_stdout(&crate::report::json::render(&report, args.strict)),
     }
-    remember(&report);
+    remember(&report, &outcomes, &args.allow);
     Ok(ExitCode::from(u8::from(report.failed(args.strict))))
 }
 
-/// `--rerun-failed`: keeps the cases (and the gate) that did not pass when
-/// they last ran against the one plugin given; `false` when there are none,
-/// said on stderr. No run on record is a usage error.
-fn select_failed(suite: &mut Suite, plugins: &[PathBuf]) -> Result<bool, UsageError> {
+/// An output file the run will write (`--junit PATH`), checked before any
+/// plugin runs: its directory must exist, and the path must not be a
+/// directory itself, so that a typo costs a second, not a whole run.
+pub(super) fn check_output(flag: &str, path: &Path) -> Result<(), UsageError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(UsageError::new(
+            format!(
+                "{flag} {}: the directory {} does not exist",
+                path.display(),
+                dir.display()
+            ),
+            format!(
+                "create it first (mkdir -p {}), or write the file elsewhere",
+                dir.display()
+            ),
+        ));
+    }
+    if path.is_dir() {
+        return Err(UsageError::new(
+            format!("{flag} {} is a directory, not a file", path.display()),
+            format!(
+                "name a file in it, such as {}",
+                path.join("report.xml").display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `--rerun-failed`: what is on record of the one plugin given. No run on
+/// record is a usage error.
+fn last_run(plugins: &[PathBuf]) -> Result<crate::running::rerun::Record, UsageError> {
     let [plugin] = plugins else {
         return Err(UsageError::new(
             "--rerun-failed takes one plugin",
@@ -112,27 +185,53 @@ fn select_failed(suite: &mut Suite, plugins: &[PathBuf]) -> Result<bool, UsageEr
         ));
     };
     let dir = crate::running::rerun::records_dir();
-    let Some(ids) = crate::running::rerun::not_passed(&dir, plugin) else {
-        return Err(UsageError::new(
+    crate::running::rerun::last_run(&dir, plugin).ok_or_else(|| {
+        UsageError::new(
             format!("no earlier run of {} is on record", plugin.display()),
             "run it once without --rerun-failed",
-        ));
-    };
-    suite.cases.retain(|c| c.gate || ids.contains(&c.id));
-    if suite.cases.iter().all(|c| c.gate) {
+        )
+    })
+}
+
+/// `--rerun-failed`: keeps the cases (and the gate) that did not pass when
+/// they last ran, saying on stderr which seed and allowances the rerun
+/// takes; `false` when there are none, said too.
+fn select_failed(
+    suite: &mut Suite,
+    plugin: &Path,
+    record: &crate::running::rerun::Record,
+    args: &RunArgs,
+) -> bool {
+    suite.cases.retain(|c| c.gate || record.ids.contains(&c.id));
+    let rerun = suite.cases.iter().filter(|c| !c.gate).count();
+    if rerun == 0 {
         eprintln!(
             "agent-conform: every case passed when it last ran against {}: nothing to rerun",
             plugin.display()
         );
-        return Ok(false);
+        return false;
     }
-    Ok(true)
+    let seed = args.seed.map_or(String::new(), |s| format!(", seed {s}"));
+    let allow = match args.allow.is_empty() {
+        true => String::new(),
+        false => format!(", --allow {}", args.allow.join(" --allow ")),
+    };
+    eprintln!(
+        "agent-conform: rerunning the {rerun} case(s) that did not pass when they last ran \
+         against {} (as that run did{seed}{allow})",
+        plugin.display()
+    );
+    true
 }
 
 /// The kinds of finding the run allows: `--allow` codes first, then the
 /// case files' `allow:` (the first allowance of a kind says why). An
 /// unknown code is a usage error that lists the codes.
-pub(super) fn allowances(flags: &[String], suite: &Suite) -> Result<Vec<Allowance>, UsageError> {
+pub(super) fn allowances(
+    flags: &[String],
+    suite: &Suite,
+    every: &[Suite],
+) -> Result<Vec<Allowance>, UsageError> {
     let kind = |code: &str, given: String| {
         Kind::from_code(code.trim()).ok_or_else(|| {
             let codes: Vec<&str> = Kind::ALL.iter().map(|k| k.code()).collect();
@@ -145,22 +244,42 @@ pub(super) fn allowances(flags: &[String], suite: &Suite) -> Result<Vec<Allowanc
             )
         })
     };
-    let from_flags = flags.iter().map(|code| {
+    let from_flags = flags.iter().map(|value| {
+        let (code, cases) = crate::judge::allow::split_flag(value);
         Ok(Allowance {
-            kind: kind(code, format!("--allow {code:?}"))?,
+            kind: kind(code, format!("--allow {value:?}"))?,
+            cases: scope(cases, every, &format!("--allow {value:?}"))?,
             by: By::Flag,
         })
     });
     let from_files = suite.allow.iter().map(|entry| {
+        let given = format!("{}: allow: {:?}", entry.at, entry.code);
         Ok(Allowance {
-            kind: kind(
-                &entry.code,
-                format!("{}: allow: {:?}", entry.at, entry.code),
-            )?,
+            kind: kind(&entry.code, given.clone())?,
+            cases: scope(entry.case.as_deref(), std::slice::from_ref(suite), &given)?,
             by: By::CaseFile(entry.reason.clone()),
         })
     });
     from_flags.chain(from_files).collect()
+}
+
+/// The cases an allowance names (`@CASES`, `case:`), which must match a
+/// case of one of the suites: a typo would otherwise allow nothing,
+/// silently.
+fn scope(cases: Option<&str>, suites: &[Suite], given: &str) -> Result<Option<String>, UsageError> {
+    let Some(cases) = cases else {
+        return Ok(None);
+    };
+    let matched = suites
+        .iter()
+        .any(|s| s.cases.iter().any(|c| glob(cases, &c.id)));
+    if cases.is_empty() || !matched {
+        return Err(UsageError::new(
+            format!("{given}: no case id matches {cases:?}"),
+            did_you_mean(cases, &suites[0]),
+        ));
+    }
+    Ok(Some(cases.to_string()))
 }
 
 /// Every plugin found as the host finds it; the same agent name twice (two
@@ -176,14 +295,7 @@ fn check_plugins(given: &[PathBuf]) -> Result<Vec<PathBuf>, UsageError> {
     let mut plugins: Vec<PathBuf> = Vec::new();
     for arg in given {
         let plugin = check_plugin(arg)?;
-        let name = |p: &Path| {
-            crate::host::discovery::agent_name(p).unwrap_or_else(|| {
-                p.file_name()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned()
-            })
-        };
+        let name = |p: &Path| agent_name(p);
         if let Some(earlier) = plugins.iter().find(|p| name(p) == name(&plugin)) {
             return Err(UsageError::new(
                 format!(
@@ -198,6 +310,18 @@ fn check_plugins(given: &[PathBuf]) -> Result<Vec<PathBuf>, UsageError> {
         plugins.push(plugin);
     }
     Ok(plugins)
+}
+
+/// The name the host registers a plugin under (`foo` of
+/// `entire-agent-foo`), or its file name when it has none.
+fn agent_name(plugin: &Path) -> String {
+    crate::host::discovery::agent_name(plugin).unwrap_or_else(|| {
+        plugin
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    })
 }
 
 /// The host range of `--host-version` (every release with external plugins
@@ -269,10 +393,11 @@ pub(super) fn random_seed() -> u64 {
     (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
 }
 
-/// Keeps the cases `--only` and `--skip` select; the gate always runs,
-/// since every other case depends on the plugin's `info`.
+/// Keeps the cases `--only` and `--skip` select, in each plugin's suite; a
+/// pattern must match a case of one of them. The gate always runs, since
+/// every other case depends on the plugin's `info`.
 pub(super) fn select(
-    suite: &mut Suite,
+    suites: &mut [Suite],
     only: &[String],
     skip: &[String],
 ) -> Result<(), UsageError> {
@@ -281,15 +406,20 @@ pub(super) fn select(
     }
     let matches = |patterns: &[String], id: &str| patterns.iter().any(|p| glob(p, id));
     for pattern in only.iter().chain(skip) {
-        if !suite.cases.iter().any(|c| glob(pattern, &c.id)) {
+        let matched = suites
+            .iter()
+            .any(|s| s.cases.iter().any(|c| glob(pattern, &c.id)));
+        if !matched {
             return Err(UsageError::new(
                 format!("no case id matches {pattern:?}"),
-                did_you_mean(pattern, suite),
+                did_you_mean(pattern, &suites[0]),
             ));
         }
     }
-    suite
-        .cases
-        .retain(|c| c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id)));
+    for suite in suites {
+        suite.cases.retain(|c| {
+            c.gate || ((only.is_empty() || matches(only, &c.id)) && !matches(skip, &c.id))
+        });
+    }
     Ok(())
 }

@@ -666,7 +666,7 @@ mod tests {
             "{}",
             found[0].message
         );
-        assert_eq!(found[0].evidence, Evidence::OwnAnswers);
+        assert_eq!(found[0].evidence, Some(Evidence::OwnAnswers));
     }
 
     #[test]

@@ -90,6 +90,11 @@ pub enum Check {
     /// agent in every repository, and aborts a non-interactive `entire
     /// enable` for a plugin without hooks ([`crate::host::project`]).
     SetupDetect,
+    /// `installed_detect: true`: `detect`'s answer where the agent is
+    /// installed (the case file's `agent:`), as setup uses it: present for
+    /// a plugin with hooks, absent for one without
+    /// ([`crate::host::project::detect_installed`]).
+    InstalledDetect,
 }
 
 /// A JSON type, as `type:` names it.
@@ -179,6 +184,7 @@ impl Check {
         "host_lines",
         "host_session_file",
         "setup_detect",
+        "installed_detect",
     ];
 
     /// The check's key in a case file.
@@ -201,6 +207,7 @@ impl Check {
             Check::HostLines(_) => "host_lines",
             Check::HostSessionFile(_) => "host_session_file",
             Check::SetupDetect => "setup_detect",
+            Check::InstalledDetect => "installed_detect",
         }
     }
 
@@ -224,6 +231,7 @@ impl Check {
             "host_lines" => Check::HostLines(map.next_value()?),
             "host_session_file" => Check::HostSessionFile(map.next_value()?),
             "setup_detect" => on(key, map, Check::SetupDetect)?,
+            "installed_detect" => on(key, map, Check::InstalledDetect)?,
             other => {
                 return Err(A::Error::custom(format!(
                     "unknown key `{other}` in a JSON assertion; besides pointer, when, severity \
@@ -325,7 +333,7 @@ mod tests {
         let read = |key: &str| {
             let value = match key {
                 "not_empty" | "empty" | "absolute_path" | "file_exists" | "own_session_dir"
-                | "setup_detect" => "true",
+                | "setup_detect" | "installed_detect" => "true",
                 "min" => "1",
                 "type" => "string",
                 "base64_equals" => "{text: a}",

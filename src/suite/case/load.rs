@@ -13,7 +13,8 @@ use serde_saphyr::Spanned;
 use super::recording::SessionSection;
 use super::validate::validate;
 use super::{
-    Case, Check, JsonAssert, Origin, Precondition, Recording, Sample, Severity, Source, normalize,
+    AgentWorld, Case, Check, JsonAssert, Origin, Precondition, Recording, Sample, Severity, Source,
+    normalize,
 };
 use crate::embedded;
 use crate::suite::fixtures::Fixtures;
@@ -45,6 +46,9 @@ struct CaseFile {
     /// Finding codes this plugin is allowed (see [`Allow`]).
     #[serde(default)]
     allow: Vec<Spanned<AllowEntry>>,
+    /// The agent as installed (see [`AgentWorld`]).
+    #[serde(default)]
+    agent: Option<AgentWorld>,
     #[serde(default)]
     cases: Vec<Spanned<Case>>,
 }
@@ -54,6 +58,8 @@ struct CaseFile {
 #[serde(deny_unknown_fields)]
 struct AllowEntry {
     code: String,
+    #[serde(default)]
+    case: Option<String>,
     reason: String,
 }
 
@@ -65,6 +71,8 @@ struct AllowEntry {
 pub struct Allow {
     /// The finding code (the JSON report's `"code"`).
     pub code: String,
+    /// The cases it is allowed in (a case id or a glob); `None` for all.
+    pub case: Option<String>,
     /// Why the plugin may have such findings; shown with each one.
     pub reason: String,
     /// Where it is written: `file:line`.
@@ -89,6 +97,8 @@ pub struct Suite {
     pub env: BTreeMap<String, String>,
     /// The finding codes the plugin's own case files allow (`allow:`).
     pub allow: Vec<Allow>,
+    /// The agent as installed (`agent:` of a case file), if described.
+    pub agent: Option<AgentWorld>,
 }
 
 /// A case file that cannot be used: file, line and reason.
@@ -134,6 +144,7 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
     let mut own_files = Vec::new();
     let mut env = BTreeMap::new();
     let mut allow = Vec::new();
+    let mut agent: Option<(AgentWorld, String)> = None;
     for (n, (display, text)) in files.into_iter().enumerate() {
         let Parsed {
             cases: mut file_cases,
@@ -142,7 +153,11 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
             own_files: own,
             env: file_env,
             allow: file_allow,
+            agent: file_agent,
         } = parse_file(&display, &text, n < embedded_files)?;
+        if let Some(world) = file_agent {
+            agent = Some(described(world, &display, agent.as_ref())?);
+        }
         own_files.extend(own);
         allow.extend(file_allow);
         merge_env(&mut env, file_env, &display)?;
@@ -177,6 +192,13 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
             }
         });
     }
+    let agent = agent.map(|(world, _)| world);
+    for case in cases.iter_mut().filter(|c| c.installed) {
+        match &agent {
+            Some(world) => install(case, world),
+            None => case.world_missing = true,
+        }
+    }
     let mut seen = BTreeMap::new();
     for case in &cases {
         validate(case, schemas, &fixtures)?;
@@ -199,7 +221,49 @@ pub fn load(extra: &[PathBuf], schemas: &Schemas) -> Result<Suite, LoadError> {
         own_files,
         env,
         allow,
+        agent,
     })
+}
+
+/// The `agent:` of the case file `display`, its `path:` sources made
+/// relative to that file; a second `agent:` in the run is refused (the
+/// agent is installed one way).
+fn described(
+    mut world: AgentWorld,
+    display: &str,
+    earlier: Option<&(AgentWorld, String)>,
+) -> Result<(AgentWorld, String), LoadError> {
+    let fail = |reason: String| LoadError {
+        file: display.to_string(),
+        line: None,
+        reason,
+    };
+    if let Some((_, first)) = earlier {
+        return Err(fail(format!(
+            "agent: is described in {first} already; describe the agent as installed once"
+        )));
+    }
+    super::check_env(&world.env).map_err(fail)?;
+    let dir = parent_dir(display);
+    for setup in &mut world.files {
+        if let Some(Source::Path(rel)) = &mut setup.content {
+            *rel = normalize(&format!("{dir}/{rel}"));
+        }
+    }
+    Ok((world, display.to_string()))
+}
+
+/// Lays the agent's world under an `installed` case: its files first (the
+/// case's own may replace one), its variables under the case's own.
+fn install(case: &mut Case, world: &AgentWorld) {
+    let mut files = world.files.clone();
+    files.append(&mut case.files);
+    case.files = files;
+    for (name, value) in &world.env {
+        case.env
+            .entry(name.clone())
+            .or_insert_with(|| value.clone());
+    }
 }
 
 /// Adds a file's `env:` to the run's; a variable that another file sets
@@ -378,6 +442,7 @@ struct Parsed {
     own_files: Vec<String>,
     env: BTreeMap<String, String>,
     allow: Vec<Allow>,
+    agent: Option<AgentWorld>,
 }
 
 fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, LoadError> {
@@ -410,6 +475,13 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
         })
         .collect();
     let allow = allowed(display, file.allow, embedded)?;
+    if embedded && file.agent.is_some() {
+        return Err(LoadError {
+            file: display.to_string(),
+            line: None,
+            reason: "agent: is for a plugin's own case files".to_string(),
+        });
+    }
     Ok(Parsed {
         cases,
         transcripts,
@@ -417,6 +489,7 @@ fn parse_file(display: &str, bytes: &[u8], embedded: bool) -> Result<Parsed, Loa
         own_files: file.own_files,
         env: file.env,
         allow,
+        agent: file.agent,
     })
 }
 
@@ -448,6 +521,10 @@ fn allowed(
             }
             Ok(Allow {
                 code: entry.code,
+                case: entry
+                    .case
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty()),
                 reason: entry.reason.trim().to_string(),
                 at: format!("{display}:{line}"),
             })

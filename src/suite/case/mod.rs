@@ -132,6 +132,16 @@ pub struct Case {
     /// scaffold's guess, and the case fails nothing.
     #[serde(default)]
     pub guess: bool,
+    /// The case runs where the agent is installed: the files and variables
+    /// of the case files' `agent:` ([`AgentWorld`]) are laid down and set
+    /// before its own. Without an `agent:` the case is skipped, saying how
+    /// to describe one ([`Case::world_missing`]).
+    #[serde(default)]
+    pub installed: bool,
+    /// Set by the loader: the case is `installed`, and no case file
+    /// describes the agent as installed.
+    #[serde(skip)]
+    pub world_missing: bool,
     /// The git work trees the case runs in (`work_trees: [plain, linked,
     /// submodule]`): the loader makes one case of each, ids suffixed with
     /// [`WorkTree::id_suffix`]. Empty: the plain repository only.
@@ -259,6 +269,23 @@ pub struct FileSetup {
     /// What it holds; none creates an empty directory at `path` instead.
     #[serde(default)]
     pub content: Option<Source>,
+}
+
+/// The agent as installed on a user's machine (`agent:` in a plugin's own
+/// case file): the files the agent itself creates under HOME and in the
+/// repository, and the variables it sets for the plugin. The cases marked
+/// `installed: true` run in it (`core.detect.installed`); `agent-conform
+/// record` writes one from the machine it records on.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentWorld {
+    /// The agent's files, as `files:` of a case (`{{home}}/...`,
+    /// `{{repo}}/...`; no content: a directory).
+    #[serde(default)]
+    pub files: Vec<FileSetup>,
+    /// The variables the agent sets.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// Bytes from somewhere: stdin, a file's content, an expected stdout.

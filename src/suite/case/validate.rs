@@ -383,7 +383,8 @@ impl Known<'_> {
             | Check::AbsolutePath
             | Check::FileExists
             | Check::OwnSessionDir
-            | Check::SetupDetect => {}
+            | Check::SetupDetect
+            | Check::InstalledDetect => {}
         }
         if let Some(cond) = &a.when {
             check_pointer(&cond.pointer)?;

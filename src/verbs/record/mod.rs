@@ -74,6 +74,7 @@ pub fn run(request: &Request) -> Result<ExitCode, UsageError> {
         agent: agent.clone(),
         repo: repo.clone(),
         started_ms: staging::now_ms(),
+        env_before: staging::vars(),
     };
     let path_var = prepare(staging.path(), &state)?;
     let status = run_agent(program, args, &path_var)?;
@@ -82,13 +83,17 @@ pub fn run(request: &Request) -> Result<ExitCode, UsageError> {
     let written = if calls.is_empty() {
         None
     } else {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let world = write::world_dirs(&calls, &repo, home.as_deref(), &info.protected_dirs);
         let target = write::Target {
             out: &request.out,
             agent: &agent,
             repo: &repo,
-            home: std::env::var_os("HOME").map(PathBuf::from),
+            home,
             started_ms: state.started_ms,
             redactor: &redactor,
+            world: &world,
+            agent_vars: &info.env,
         };
         Some(write::write(&calls, &target).map_err(|err| {
             io_error(

@@ -13,6 +13,7 @@
 //! Recording never breaks the agent: every error is written to the
 //! recording's log, and the call still answers as above.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -176,8 +177,30 @@ fn record(state_dir: &Path, agent: &str, hook: &str, payload: &[u8]) -> io::Resu
         answer,
         session_ref,
         snapshot,
+        env: agent_set(&state.env_before, staging::vars()),
     };
     staging::finish(&call_dir, &call)
+}
+
+/// Variables a shell or a terminal sets on its own, whatever the agent:
+/// not the agent's world.
+const NOT_THE_AGENTS: &[&str] = &["PWD", "OLDPWD", "SHLVL", "_", "PATH", "COLUMNS", "LINES"];
+
+/// The variables of `now` that are new or changed since `before` (what the
+/// agent set for its hooks), less the shell's own and those the sandbox
+/// sets itself (HOME, TMPDIR, ENTIRE_*, ...), which a case file cannot set.
+pub fn agent_set(
+    before: &BTreeMap<String, String>,
+    now: impl IntoIterator<Item = (String, String)>,
+) -> BTreeMap<String, String> {
+    now.into_iter()
+        .filter(|(name, value)| before.get(name) != Some(value))
+        .filter(|(name, _)| !NOT_THE_AGENTS.contains(&name.as_str()))
+        .filter(|(name, value)| {
+            let one = BTreeMap::from([(name.clone(), value.replace("{{", "{ {"))]);
+            crate::suite::case::check_env(&one).is_ok()
+        })
+        .collect()
 }
 
 /// Copies the transcript `reference` names, when it is an existing file

@@ -15,6 +15,7 @@
 //!   without it was cut short);
 //! - `log.txt`: the shims' errors and notes, one line each.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -36,6 +37,10 @@ pub struct State {
     pub repo: PathBuf,
     /// When the recording started, in milliseconds since the Unix epoch.
     pub started_ms: u64,
+    /// The environment `record` started the agent with: what a hook call's
+    /// environment has besides is what the agent set.
+    #[serde(default)]
+    pub env_before: BTreeMap<String, String>,
 }
 
 /// One recorded hook call (`call.json`).
@@ -51,6 +56,10 @@ pub struct Call {
     pub session_ref: Option<String>,
     /// Whether `transcript` holds a snapshot of the file `session_ref` names.
     pub snapshot: bool,
+    /// The variables the agent set for this hook call (its environment
+    /// less the one `record` started it with).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// The plugin's `parse-hook` answer at record time.
@@ -81,6 +90,14 @@ pub const PAYLOAD_FILE: &str = "payload";
 /// The snapshot's file name in a call directory.
 pub const SNAPSHOT_FILE: &str = "transcript";
 const CALL_FILE: &str = "call.json";
+
+/// This process's variables that are Unicode (the others cannot be
+/// written into a case file).
+pub fn vars() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect()
+}
 
 /// Milliseconds since the Unix epoch (0 if the clock is before it).
 pub fn now_ms() -> u64 {
@@ -193,6 +210,7 @@ mod tests {
                 agent: "a".into(),
                 repo: "/r".into(),
                 started_ms: 0,
+                env_before: BTreeMap::new(),
             },
         )
         .expect("init");
@@ -205,6 +223,7 @@ mod tests {
             answer: Answer::Event(Value::Null),
             session_ref: None,
             snapshot: false,
+            env: BTreeMap::new(),
         };
         finish(&second, &call).expect("finish");
         let found = calls(dir.path()).expect("calls");

@@ -33,6 +33,58 @@ pub struct Target<'a> {
     pub started_ms: u64,
     /// Applied to everything before it is written.
     pub redactor: &'a Redactor,
+    /// The agent's own directories, found where it is installed (see
+    /// [`world_dirs`]): the case file's `agent:` names them.
+    pub world: &'a [PathBuf],
+    /// The variables the plugin reads of the agent's (`info`'s
+    /// `caller_env_vars`, those its refusals name): recorded when the agent
+    /// set them, as those named for the agent are.
+    pub agent_vars: &'a [String],
+}
+
+/// Whether a variable the agent set for its hooks is the agent's own: one
+/// the plugin reads (`agent_vars`), or one named for the agent (`KETTLE_HOME`
+/// of `kettle`, `CLAUDE_PROJECT_DIR` of `claude-code`). The rest (a language
+/// launcher's, a shell's) is no part of the agent's world.
+fn agents_own(name: &str, agent: &str, agent_vars: &[String]) -> bool {
+    let token = agent
+        .split(['-', '_', '.'])
+        .next()
+        .unwrap_or(agent)
+        .to_ascii_uppercase();
+    agent_vars.iter().any(|v| v == name) || (token.len() > 1 && name.contains(token.as_str()))
+}
+
+/// The directories the agent itself keeps where it is installed, as far
+/// as a recording shows them: in the repository, each of `info`'s
+/// `protected_dirs` that exists (the agent's own by the host's rule); under
+/// HOME, the top directory holding the session's transcript (`~/.foo` of
+/// `~/.foo/projects/x/s.jsonl`). Only directories: their files hold the
+/// user's data, which is not recorded.
+pub fn world_dirs(
+    calls: &[Recorded],
+    repo: &Path,
+    home: Option<&Path>,
+    protected_dirs: &[String],
+) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = protected_dirs
+        .iter()
+        .map(|d| repo.join(d))
+        .filter(|d| d.is_dir() && d.starts_with(repo))
+        .collect();
+    let top = |reference: &str| -> Option<PathBuf> {
+        let home = home?;
+        let below = Path::new(reference).strip_prefix(home).ok()?;
+        let first = below.components().next()?;
+        let dir = home.join(first);
+        (dir.is_dir() && !repo.starts_with(&dir)).then_some(dir)
+    };
+    if let Some(dir) = primary_transcript(calls).as_deref().and_then(top)
+        && !dirs.contains(&dir)
+    {
+        dirs.push(dir);
+    }
+    dirs
 }
 
 /// What was written, for the summary.
@@ -141,7 +193,8 @@ pub fn write(calls: &[Recorded], target: &Target) -> io::Result<Written> {
     }
     let paths = paths(primary.as_deref(), target);
     let last = last_snapshot.map(|(_, name)| name);
-    let text = render(target.agent, last.as_deref(), &paths, &hooks);
+    let mut text = render(target.agent, last.as_deref(), &paths, &hooks);
+    render_world(&mut text, calls, target);
     fs::write(&written.case_file, text)?;
     Ok(written)
 }
@@ -258,6 +311,70 @@ fn render(
     text
 }
 
+/// The `agent:` section: the agent's own directories and the variables
+/// it set for its hooks, paths as placeholders, redacted; nothing when the
+/// recording shows neither.
+fn render_world(text: &mut String, calls: &[Recorded], target: &Target) {
+    let mut env: Vec<(&String, &String)> = calls
+        .iter()
+        .flat_map(|c| &c.call.env)
+        .filter(|(name, _)| agents_own(name, target.agent, target.agent_vars))
+        .collect();
+    env.sort();
+    env.dedup_by(|a, b| a.0 == b.0);
+    if target.world.is_empty() && env.is_empty() {
+        return;
+    }
+    let places = places(target);
+    let place = |value: &str| {
+        let value = target.redactor.text(value);
+        places
+            .iter()
+            .find_map(|(at, placeholder)| {
+                value
+                    .strip_prefix(at.as_str())
+                    .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+                    .map(|rest| format!("{placeholder}{rest}"))
+            })
+            .unwrap_or(value)
+    };
+    text.push_str(
+        "\n# The agent as installed here: its own directories (only the directories: fill in\n\
+         # a file its detect reads) and the variables it set for its hooks. Cases with\n\
+         # `installed: true` (core.detect.installed) run in it. Read it before committing.\n\
+         agent:\n",
+    );
+    if !target.world.is_empty() {
+        text.push_str("  files:\n");
+        for dir in target.world {
+            let _ = writeln!(
+                text,
+                "    - path: {}",
+                quoted(&place(&dir.to_string_lossy()))
+            );
+        }
+    }
+    if !env.is_empty() {
+        text.push_str("  env:\n");
+        for (name, value) in env {
+            let _ = writeln!(text, "    {name}: {}", quoted(&place(value)));
+        }
+    }
+}
+
+/// The repository and HOME, as the `agent:` section writes them.
+fn places(target: &Target) -> Vec<(String, &'static str)> {
+    let mut places = vec![(
+        target.redactor.text(&target.repo.to_string_lossy()),
+        "{{repo}}",
+    )];
+    if let Some(home) = &target.home {
+        places.push((target.redactor.text(&home.to_string_lossy()), "{{home}}"));
+    }
+    places.sort_by_key(|(at, _)| std::cmp::Reverse(at.len()));
+    places
+}
+
 fn render_hook(text: &mut String, n: usize, hook: &Hook) {
     let _ = writeln!(
         text,
@@ -343,6 +460,11 @@ mod tests {
                     ),
                     session_ref: Some("/h/u/repo/t.jsonl".into()),
                     snapshot: true,
+                    env: [
+                        ("FOO_HOME".to_string(), "/h/u/.foo".to_string()),
+                        ("PYENV_DIR".to_string(), "/h/u".to_string()),
+                    ]
+                    .into(),
                 },
                 payload,
                 snapshot: Some(snapshot),
@@ -357,6 +479,8 @@ mod tests {
             home: Some("/h/u".into()),
             started_ms: 0,
             redactor: &redactor,
+            world: &[PathBuf::from("/h/u/repo/.foo")],
+            agent_vars: &[],
         };
         let written = write(&calls, &target).expect("written");
         assert_eq!(
@@ -377,6 +501,12 @@ mod tests {
             "{{transcript}}"
         );
         assert_eq!(yaml["session"]["hooks"][1]["hook"], "stop");
+        assert_eq!(yaml["agent"]["files"][0]["path"], "{{repo}}/.foo");
+        assert_eq!(
+            yaml["agent"]["env"],
+            serde_json::json!({"FOO_HOME": "{{home}}/.foo"}),
+            "a launcher's variable is no part of the agent's world"
+        );
         assert_eq!(yaml["session"]["hooks"][1]["event"]["type"], 2);
         assert_eq!(
             yaml["transcripts"][0],
