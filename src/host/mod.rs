@@ -16,6 +16,9 @@
 //! - [`invocation`]: its environment, deadlines and output limits
 //!   ("Invocation");
 //! - [`decoding`]: one JSON value, Go integers ("How output is decoded");
+//! - [`clock`]: times as Go's `time.Parse(time.RFC3339, …)` reads them, and
+//!   the zones the sandboxes run in ("How output is decoded", "The user's
+//!   machine, not a clean room");
 //! - [`discovery`]: file names, built-in names, `PATH`, the repository
 //!   setting ("Discovery and registration");
 //! - [`ownership`], [`builtin_dirs`]: whose transcript a path is, the
@@ -63,6 +66,7 @@ pub mod answers;
 pub mod builtin_dirs;
 pub mod callers;
 pub mod chunker;
+pub mod clock;
 pub mod conflicts;
 pub mod crash;
 pub mod decoding;
