@@ -201,9 +201,26 @@ impl Run<'_> {
         let agent = crate::host::discovery::agent_name(self.plugin).unwrap_or_default();
         let names = crate::host::identity::hook_names(&self.info);
         let mut fired = Vec::new();
+        let spaced: Vec<String> = sandbox
+            .spaced_dirs()
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
         for hook in hookfire::installed(&written) {
             let Some(inv) = self.hook_invocation(&hook, sandbox) else {
                 continue;
+            };
+            let split = match &hook.run {
+                hookfire::HookRun::Shell(cmd) => {
+                    let mut vars: Vec<(String, String)> = inv
+                        .env
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.to_string_lossy().into_owned()))
+                        .collect();
+                    vars.push(("PWD".into(), inv.cwd.display().to_string()));
+                    crate::judge::shell::split_path(cmd, &spaced, &vars).map(str::to_string)
+                }
+                hookfire::HookRun::Script => None,
             };
             sandbox.clear_host_calls();
             let outcome = runner::run(&inv);
@@ -218,6 +235,7 @@ impl Run<'_> {
                 hook,
                 calls,
                 status,
+                split,
             });
         }
         let said = hookfire::InstallSaid {

@@ -21,5 +21,6 @@ pub mod readonly;
 pub mod registration;
 pub mod roundtrip;
 pub mod same_answer;
+pub mod shell;
 pub mod userdata;
 mod values;
