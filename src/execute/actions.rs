@@ -82,6 +82,9 @@ impl Run<'_> {
                 return StepEnd::Stop;
             }
             Action::RestartWithUserHooks => state.user.restart_with_user_hooks(sandbox),
+            Action::LongLines { steps } => {
+                return self.long_lines(case, index, steps, sandbox, state);
+            }
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.duration = start.elapsed();

@@ -120,10 +120,7 @@ impl Run<'_> {
             ),
             None => (sandbox.work().display().to_string(), None),
         };
-        let fragment_start = state
-            .pass
-            .as_ref()
-            .map(|pass| positions::fragment_offset(&pass.name, &pass.bytes));
+        let fragment_start = state.pass.as_ref().map(|pass| pass.fragment_start);
         Bindings {
             item,
             transcript,

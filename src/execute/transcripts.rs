@@ -42,6 +42,7 @@ impl Run<'_> {
             state.pass = Some(Pass {
                 number: number + 1,
                 sample,
+                fragment_start: crate::host::positions::fragment_offset(&name, &bytes),
                 name,
                 bytes,
                 tmp,

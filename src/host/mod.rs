@@ -34,6 +34,9 @@
 //!   over a session, in order");
 //! - [`positions`]: transcript positions in the host's unit, a line count
 //!   ("Positions and offsets: the host counts lines");
+//! - [`long_lines`]: transcripts whose records hold lines of megabytes, and
+//!   what the host keeps of an analysis answer that falls short on them
+//!   ("The user's machine, not a clean room");
 //! - [`releases`]: every release and what changed in it ("Which release
 //!   brought what"); [`range`]: the releases a run judges (`--host-version`);
 //! - [`callers`]: the ways the host calls outside a hook (listing commands,
@@ -75,6 +78,7 @@ pub mod hooks;
 pub mod identity;
 pub mod ids;
 pub mod invocation;
+pub mod long_lines;
 pub mod ownership;
 pub mod positions;
 pub mod project;

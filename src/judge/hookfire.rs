@@ -280,13 +280,14 @@ pub fn judge_fired(
         .filter(|(r, _)| *r == Reach::Bypass)
         .map(|(_, f)| f.hook.label())
         .collect();
-    let (split, quiet): (Vec<&&(Reach, &Fired)>, Vec<&&(Reach, &Fired)>) = certain
+    let (split, quiet): (Vec<&Fired>, Vec<&Fired>) = certain
         .iter()
         .filter(|(r, _)| *r == Reach::Quiet)
-        .partition(|(_, f)| f.split.is_some());
+        .map(|(_, f)| *f)
+        .partition(|f| f.split.is_some());
     let quiet: Vec<String> = quiet
         .iter()
-        .map(|(_, f)| format!("{} ({})", f.hook.label(), f.status))
+        .map(|f| format!("{} ({})", f.hook.label(), f.status))
         .collect();
     if !bypass.is_empty() {
         findings.push(bypassed(
@@ -392,11 +393,11 @@ fn bypassed(agent: &str, labels: &[String], every_hook: bool) -> Finding {
 /// (docs/host.md, "The user's machine, not a clean room": users keep
 /// repositories in folders with spaces, and agents run hook commands
 /// through a shell), resting on the command the install wrote.
-fn split_paths(agent: &str, hooks: &[&&(Reach, &Fired)]) -> Option<Finding> {
-    let path = hooks.first()?.1.split.clone()?;
+fn split_paths(agent: &str, hooks: &[&Fired]) -> Option<Finding> {
+    let path = hooks.first()?.split.clone()?;
     let labels: Vec<String> = hooks
         .iter()
-        .map(|(_, f)| format!("{} ({})", f.hook.label(), f.status))
+        .map(|f| format!("{} ({})", f.hook.label(), f.status))
         .collect();
     Some(
         Finding::failure(format!(

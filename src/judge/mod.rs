@@ -14,6 +14,7 @@ pub mod formats;
 pub mod hookevents;
 pub mod hookfire;
 pub mod ids;
+pub mod long_lines;
 pub mod moved;
 pub mod planted;
 pub mod positions;

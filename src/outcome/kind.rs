@@ -90,6 +90,10 @@ kinds! {
     UserData = "user-data",
     /// Hooks that cannot fire, or never make a checkpoint.
     HooksInert = "hooks-inert",
+    /// An analysis answer that falls short, or a call that fails, on a copy
+    /// of a transcript it read whose records hold long lines (64 KiB, 1 MiB,
+    /// 8 MiB).
+    LongLines = "long-lines",
     /// A session owned by another `type`: the host drops its events silently.
     OwnerSkip = "owner-skip",
     /// A session file name the host refuses before `write-session`.

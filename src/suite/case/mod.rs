@@ -518,6 +518,15 @@ pub enum Action {
     /// the install touched no file (hooks fired by the agent's own library:
     /// no config holds the user's hooks, nothing to check).
     RestartWithUserHooks,
+    /// Asks each of the earlier analysis steps `steps` again, of a copy of
+    /// the pass's transcript whose records hold long lines
+    /// (`suite::lengthen`), and judges each answer against the step's own
+    /// on the original (`judge::long_lines`). In a `for_each_transcript`
+    /// case, after the steps it names.
+    LongLines {
+        /// The steps to ask again, by name.
+        steps: Vec<String>,
+    },
 }
 
 /// The expected exit status.
