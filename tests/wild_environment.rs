@@ -200,7 +200,7 @@ fn its_twins_off_utc_with_an_unquoted_path_or_a_64k_scanner_fail() {
             "        if not raw.strip():\n            continue\n        count = number",
             "        if len(raw) > 65536:\n            break\n        if not raw.strip():\n            continue\n        count = number",
             "transcript_analyzer.long-lines",
-            "falls short of the original's",
+            "is not the original's",
         ),
     ];
     for (from, to, case, needle) in twins {

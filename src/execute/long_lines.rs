@@ -20,6 +20,7 @@ use crate::host::positions;
 use crate::judge::checks::Finding;
 use crate::judge::long_lines::{Asked, judge};
 use crate::outcome::Kind;
+use crate::outcome::finding::Evidence;
 use crate::running::sandbox::Sandbox;
 use crate::suite::case::{Case, Severity};
 use crate::suite::lengthen::{Lengthened, lengthen};
@@ -39,12 +40,17 @@ impl Run<'_> {
         };
         let avoid = answer_strings(state);
         let Some(long) = lengthen(&pass.bytes, &avoid) else {
+            let evidence = match pass.sample {
+                Some(_) => Evidence::Samples,
+                None => Evidence::Assumption,
+            };
             let note = Finding::note(format!(
                 "no record of {} holds a string to lengthen (a message, a tool's output), or \
                  it is no JSON: how the analysis reads long lines is not verified on it",
                 pass.name
             ))
-            .kind(Kind::NotVerified);
+            .kind(Kind::NotVerified)
+            .rests_on(evidence);
             state
                 .reports
                 .push(action_report(&case.step_name(index), vec![note]));
@@ -104,6 +110,10 @@ impl Run<'_> {
         let Some(said) = state.stdouts.get(name).cloned() else {
             return true;
         };
+        let subcommand = case.steps[index].value.args.iter().flatten().next();
+        let Some(answer) = subcommand.and_then(|s| Answer::of(s)) else {
+            return true;
+        };
         let (inv, stdin_file) = match self.prepare(case, index, None, sandbox, state) {
             Ok(prepared) => prepared,
             Err(reason) => {
@@ -123,10 +133,6 @@ impl Run<'_> {
         let outcome = self.call(&inv);
         self.breaker
             .record(&case.id, &inv.args, inv.timeout, &outcome);
-        let subcommand = inv.args.first().map(String::as_str).unwrap_or_default();
-        let Some(answer) = Answer::of(subcommand) else {
-            return true;
-        };
         let asked = Asked {
             answer,
             original: &said,

@@ -81,7 +81,7 @@ fn changed(asked: &Asked, original: &Value, long: &Value) -> Option<Finding> {
         Finding {
             severity: long_lines::CHANGED,
             ..Finding::failure(format!(
-                "with {} in {}, the answer falls short of the original's: {what}; the copy \
+                "with {} in {}, the answer is not the original's: {what}; the copy \
                  differs from the original only in those strings' length (the line count and \
                  every record the same), as agents write a tool's long output or a pasted image \
                  inline: {}",

@@ -709,6 +709,28 @@ mod tests {
     }
 
     #[test]
+    fn the_sandbox_is_the_users_world_off_utc_with_spaces_and_accents() {
+        let base = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::create("world-test", base.path()).unwrap();
+        for dir in [sandbox.repo(), sandbox.home()] {
+            let text = dir.display().to_string();
+            assert!(text.contains(' ') && !text.is_ascii(), "{text}");
+        }
+        let env = sandbox.env();
+        let zone = env.iter().find(|(k, _)| k == clock::TZ_VAR).map(|(_, v)| v);
+        let either = [clock::USER_ZONE.name, clock::USER_ZONE.posix];
+        assert!(
+            zone.is_some_and(|z| either.iter().any(|e| z == *e)),
+            "{zone:?}"
+        );
+        let nowhere = Zone {
+            name: "Nowhere/Never",
+            posix: "XYZ-1",
+        };
+        assert_eq!(tz(nowhere), "XYZ-1");
+    }
+
+    #[test]
     fn a_linked_worktree_or_a_submodule_leaves_no_strays() {
         for kind in [WorkTree::Linked, WorkTree::Submodule] {
             let base = tempfile::tempdir().unwrap();
