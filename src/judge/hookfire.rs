@@ -395,20 +395,21 @@ fn bypassed(agent: &str, labels: &[String], every_hook: bool) -> Finding {
 /// through a shell), resting on the command the install wrote.
 fn split_paths(agent: &str, hooks: &[&Fired]) -> Option<Finding> {
     let path = hooks.first()?.split.clone()?;
-    let labels: Vec<String> = hooks
-        .iter()
-        .map(|f| format!("{} ({})", f.hook.label(), f.status))
-        .collect();
+    let first = hooks.first()?;
+    let more = match hooks.len() {
+        1 => String::new(),
+        n => format!("; and {} more", n - 1),
+    };
+    let example = format!("{} ({}){more}", first.hook.label(), first.status);
     Some(
         Finding::failure(format!(
             "{} installed hook(s) called nothing of Entire, because sh splits the path {path:?} \
-             at its space: the command writes it unquoted ({}); users keep repositories and \
+             at its space: the command writes it unquoted ({example}); users keep repositories and \
              HOME in folders with spaces, and the agent runs each hook through a shell, so \
              there every such hook fails and its events never reach `entire hooks {agent} \
              <hook>` (`entire enable`, then a turn: no checkpoint); quote the path, or let \
              the hook find it itself",
-            labels.len(),
-            shown(&labels)
+            hooks.len(),
         ))
         .kind(Kind::HooksInert)
         .rests_on(Evidence::OwnAnswers)

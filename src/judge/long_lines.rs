@@ -90,8 +90,17 @@ fn changed(asked: &Asked, original: &Value, long: &Value) -> Option<Finding> {
                 asked.answer.lost()
             ))
         }
-        .diff("the original's answer", what),
+        .diff(answer_text(original), answer_text(long)),
     )
+}
+
+/// An answer as a compact line, at most 200 characters.
+fn answer_text(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
 }
 
 /// A warning when the call failed where the original's answered.
