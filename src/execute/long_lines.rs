@@ -22,7 +22,7 @@ use crate::judge::long_lines::{Asked, judge};
 use crate::outcome::Kind;
 use crate::outcome::finding::Evidence;
 use crate::running::sandbox::Sandbox;
-use crate::suite::case::{Case, Severity};
+use crate::suite::case::{Case, Severity, Source};
 use crate::suite::lengthen::{Lengthened, lengthen};
 
 impl Run<'_> {
@@ -76,7 +76,7 @@ impl Run<'_> {
             sample: pass.sample.clone(),
             fragment_start: pass.fragment_start,
             name: pass.name.clone(),
-            bytes: Arc::from(long.bytes),
+            bytes: Arc::new(long.bytes),
             tmp: dir,
         };
         let before = state.pass.replace(lengthened);
@@ -126,8 +126,16 @@ impl Run<'_> {
             state.cut = Some(reason);
             return false;
         }
-        let stdin_file = stdin_file.map(|file| file.with_extension("long-lines.stdin"));
-        if let (Some(file), Some(bytes)) = (&stdin_file, &inv.stdin) {
+        // The lengthened transcript as stdin is the file already written:
+        // the reproduce command reads it there, not from a second copy.
+        let stdin_file = match (&case.steps[index].value.stdin, &state.pass) {
+            (Some(Source::CurrentTranscript), Some(pass)) => Some(pass.tmp.join(&pass.name)),
+            _ => stdin_file.map(|file| file.with_extension("long-lines.stdin")),
+        };
+        let lengthened = state.pass.as_ref().map(|p| p.tmp.join(&p.name));
+        if let (Some(file), Some(bytes)) = (&stdin_file, &inv.stdin)
+            && Some(file) != lengthened.as_ref()
+        {
             defer_stdin(&mut state.stdin_files, file, bytes);
         }
         let outcome = self.call(&inv);

@@ -537,8 +537,9 @@ struct Pass {
     sample: Option<String>,
     /// The file name (`{{transcript_name}}`).
     name: String,
-    /// Its bytes (`current_transcript`).
-    bytes: Arc<[u8]>,
+    /// Its bytes (`current_transcript`), shared with the stdin that sends
+    /// them (a lengthened transcript is 9 MiB: one copy, not three).
+    bytes: runner::Bytes,
     /// Where a checkpoint's fragment of it starts (`{{fragment_start}}`,
     /// [`crate::host::positions::fragment_offset`]), counted once: the
     /// bindings of every step ask it.

@@ -44,7 +44,7 @@ impl Run<'_> {
                 sample,
                 fragment_start: crate::host::positions::fragment_offset(&name, &bytes),
                 name,
-                bytes,
+                bytes: std::sync::Arc::new(bytes.to_vec()),
                 tmp,
             });
             state.captures.clear();
