@@ -187,7 +187,7 @@ fn build_event(ctx: &Context, event_type: u8, payload: NativePayload) -> Option<
     }
 
     let timestamp = if ctx.fault(Fault::TimestampNoColon) {
-        timestamp::now_local_z0700()
+        timestamp::local_z0700()
     } else {
         timestamp::now_rfc3339()
     };

@@ -29,15 +29,13 @@ pub fn now_rfc3339_nanos() -> String {
     format!("{stamp}.{:09}Z", elapsed.subsec_nanos())
 }
 
-/// The current local time as Go's layout `2006-01-02T15:04:05Z0700` prints
-/// it, for the `timestamp-no-colon` fault: `Z` in UTC, `+0530` in India (the
-/// zone's offset without its colon, which RFC 3339 has).
-pub fn now_local_z0700() -> String {
-    let seconds = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
-        });
+/// A local time as Go's layout `2006-01-02T15:04:05Z0700` prints it, for
+/// the `timestamp-no-colon` fault: `Z` in UTC, `+0530` in India (the zone's
+/// offset without its colon, which RFC 3339 has). Of a fixed instant
+/// (2026-01-13 12:00 UTC) in the zone's offset of now, so that every call
+/// answers the same: the fault is the layout, not the clock.
+pub fn local_z0700() -> String {
+    let seconds = 1_768_305_600;
     let offset = local_offset(seconds);
     let local = format_rfc3339(seconds.saturating_add(offset));
     let local = local.strip_suffix('Z').unwrap_or(&local);
@@ -191,7 +189,7 @@ mod tests {
         assert_eq!(format_rfc3339(1_768_305_600), "2026-01-13T12:00:00Z");
         assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59Z");
         assert!(is_rfc3339(&now_rfc3339()));
-        let go = now_local_z0700();
+        let go = local_z0700();
         assert!(
             go.ends_with('Z') || go.len() == "2026-01-13T12:00:00+0530".len(),
             "{go}"
