@@ -101,10 +101,13 @@ fn sandbox_names(text: &str) -> String {
 }
 
 /// A sandbox's name ends in six random characters; in a mangled path they
-/// stand before `-nest-repo`.
+/// stand before the repository's (`-Caf---projects-repo`: `Café projects/repo`
+/// with every other character a `-`).
 fn random_suffixes(text: &str) -> String {
-    let suffix = regex::Regex::new(r"-[A-Za-z0-9]{6}-nest-repo").expect("a regex");
-    suffix.replace_all(text, "-<random>-nest-repo").into_owned()
+    let suffix = regex::Regex::new(r"-[A-Za-z0-9]{6}-Caf-+projects-repo").expect("a regex");
+    suffix
+        .replace_all(text, "-<random>-Caf---projects-repo")
+        .into_owned()
 }
 
 fn check(name: &str, env: &[(&str, &str)]) {

@@ -87,7 +87,7 @@ fn a_declared_capability_without_its_subcommand_is_missing_at_the_hosts_severity
         "nocalc",
         &[],
         &["token_calculator.from-start"],
-        &["token_calculator.past-end"],
+        &["token_calculator.long-lines", "token_calculator.past-end"],
     );
     let run = run_json(&wild("nocalc"), &["--only", "token_calculator.*"], &[]);
     let message = run.messages("token_calculator.from-start");
@@ -149,7 +149,7 @@ fn a_missing_subcommand_is_told_by_the_gates_probe_not_by_its_words() {
         "argmissing",
         &[],
         &["token_calculator.from-start"],
-        &["token_calculator.past-end"],
+        &["token_calculator.long-lines", "token_calculator.past-end"],
     );
     let run = run_json(&wild("argmissing"), &["--only", "token_calculator.*"], &[]);
     let message = run.messages("token_calculator.from-start");

@@ -69,6 +69,7 @@ fn a_crash_on_another_agents_transcript_is_crashed_never_a_clean_refusal() {
     assert_eq!(
         outcome(&run, "note"),
         set(&[
+            "transcript_analyzer.long-lines",
             "transcript_analyzer.modified-files",
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.modified-files-from-offset",

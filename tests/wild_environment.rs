@@ -1,9 +1,13 @@
 //! Plugins in the wild (tests/common/wild.rs): what a plugin needs around
 //! it. A variable its agent always sets (`env:` in its cases runs the checks
-//! for real), `entire` on PATH (the sandbox's stand-in), and a name that is
-//! built in on the older hosts (retired `gemini`).
+//! for real), `entire` on PATH (the sandbox's stand-in), a name that is
+//! built in on the older hosts (retired `gemini`), and the user's machine:
+//! a clock off UTC, a repository in a folder with a space and an accent,
+//! transcript lines of megabytes (`userworld`, and its twins that fail).
 
 mod common;
+
+use std::path::{Path, PathBuf};
 
 use common::run_json;
 use common::wild::{cases, outcome, passes_with, set, wild};
@@ -137,4 +141,95 @@ fn a_plugin_named_like_the_retired_gemini_passes_for_the_newest_hosts_and_warns_
     assert_eq!(outcome(&newest, "failed"), set(&[]));
     assert_eq!(newest.report["hosts"]["releases"], "0.12.x");
     assert_eq!(newest.code, 0);
+}
+
+#[test]
+fn a_plugin_at_home_on_the_users_machine_passes_strict() {
+    // Local time with its offset in every Event (+05:30 in the sandbox,
+    // -03:30 in the session replay), the repository's path quoted in its
+    // hook commands, transcripts read a line at a time however long.
+    let run = passes_with("userworld", &[], &[], &[]);
+    for id in [
+        "hooks.fire.reach-entire",
+        "hooks.parse-hook.payload",
+        "session.agent",
+        "transcript_analyzer.long-lines",
+        "token_calculator.long-lines",
+    ] {
+        assert!(run.ids("passed").contains(&id.to_string()), "{id} passes");
+    }
+}
+
+/// A copy of the userworld plugin (with wildbase.py and wildio.py beside
+/// it) with `from` replaced by `to`: a faulty twin.
+fn userworld_twin(dir: &Path, from: &str, to: &str) -> PathBuf {
+    let source = std::fs::read_to_string(wild("userworld")).expect("userworld source");
+    assert!(source.contains(from), "{from:?} in the userworld source");
+    for module in ["wildbase.py", "wildio.py"] {
+        let base = common::plugin(&format!("wild/{module}"));
+        std::fs::copy(&base, dir.join(module)).expect("copy the wild base");
+    }
+    let path = dir.join("entire-agent-userworld");
+    std::fs::write(&path, source.replace(from, to)).expect("write twin");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let executable = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(&path, executable).expect("chmod");
+    }
+    path
+}
+
+#[test]
+fn its_twins_off_utc_with_an_unquoted_path_or_a_64k_scanner_fail() {
+    let twins = [
+        (
+            // Go's layout Z0700: +0530, without its colon.
+            r#"isoformat(timespec="seconds")"#,
+            r#"strftime("%Y-%m-%dT%H:%M:%S%z")"#,
+            "hooks.parse-hook.payload",
+            "no colon",
+        ),
+        (
+            "shlex.quote(w.repo_root())",
+            "w.repo_root()",
+            "hooks.fire.reach-entire",
+            "sh splits the path",
+        ),
+        (
+            // bufio.Scanner's default limit, its error unchecked.
+            "        if not raw.strip():\n            continue\n        count = number",
+            "        if len(raw) > 65536:\n            break\n        if not raw.strip():\n            continue\n        count = number",
+            "transcript_analyzer.long-lines",
+            "is not the original's",
+        ),
+    ];
+    for (from, to, case, needle) in twins {
+        let dir = tempfile::tempdir().expect("dir");
+        let twin = userworld_twin(dir.path(), from, to);
+        let run = run_json(&twin, &["--only", case], &[]);
+        assert_eq!(outcome(&run, "failed"), set(&[case]), "{to}");
+        assert!(
+            run.messages(case).contains(needle),
+            "{needle:?} in {}",
+            run.messages(case)
+        );
+    }
+    // The scanner's error checked: the call fails where it answered the
+    // original; the host logs it and falls back, a warning.
+    let dir = tempfile::tempdir().expect("dir");
+    let checked = userworld_twin(
+        dir.path(),
+        "        if not raw.strip():\n            continue\n        count = number",
+        "        if len(raw) > 65536:\n            raise w.PluginError(\"bufio.Scanner: token too long\")\n        if not raw.strip():\n            continue\n        count = number",
+    );
+    let run = run_json(&checked, &["--only", "token_calculator.long-lines"], &[]);
+    assert_eq!(
+        outcome(&run, "warning"),
+        set(&["token_calculator.long-lines"])
+    );
+    assert!(
+        run.messages("token_calculator.long-lines")
+            .contains("token too long")
+    );
 }

@@ -61,10 +61,12 @@ fn own_transcript_format_without_samples_passes_with_unverified_warnings() {
         ],
         &[
             "core.chunk.round-trip",
+            "transcript_analyzer.long-lines",
             "transcript_analyzer.modified-files",
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.modified-files-from-offset",
             "transcript_analyzer.prompts",
+            "token_calculator.long-lines",
             "token_calculator.past-end",
             "subagent_aware_extractor.populated-dir",
         ],
@@ -120,6 +122,17 @@ fn own_transcript_format_with_samples_gets_the_full_transcript_checks() {
         assert!(
             steps.iter().any(|s| s.contains("sample")),
             "{id} did not run on a sample: {steps:?}"
+        );
+    }
+    // Its samples (one JSON document) lengthened too: the same answers.
+    for id in [
+        "transcript_analyzer.long-lines",
+        "token_calculator.long-lines",
+    ] {
+        let steps = step_names(&run, id);
+        assert!(
+            steps.iter().any(|s| s.contains("[long lines] [sample")),
+            "{id} did not lengthen a sample: {steps:?}"
         );
     }
 }
@@ -192,7 +205,9 @@ fn empty_answers_to_another_agents_transcript_are_unverified_not_broken() {
             "transcript_analyzer.position",
         ],
         &[
+            "token_calculator.long-lines",
             "token_calculator.past-end",
+            "transcript_analyzer.long-lines",
             "transcript_analyzer.modified-files",
             "transcript_analyzer.modified-files-at-end",
             "transcript_analyzer.prompts",
@@ -223,7 +238,9 @@ fn a_database_backed_plugin_reads_nothing_of_a_foreign_transcript_and_is_not_ver
             "transcript_analyzer.modified-files",
         ],
         &[
+            "token_calculator.long-lines",
             "token_calculator.past-end",
+            "transcript_analyzer.long-lines",
             // The byte position: not verified here, a note.
             "transcript_analyzer.position",
             "transcript_analyzer.prompts",

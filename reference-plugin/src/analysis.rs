@@ -177,11 +177,30 @@ fn starts_the_session(content: &[u8]) -> bool {
         .unwrap_or(false)
 }
 
+/// `content` as the `transcript-scanner-64k` fault reads it: its lines up
+/// to the first of 64 KiB or more, where Go's `bufio.Scanner` with its
+/// default limit stops (its error unchecked); all of it otherwise.
+pub fn scanned<'a>(ctx: &Context, content: &'a [u8]) -> &'a [u8] {
+    /// `bufio.MaxScanTokenSize`.
+    const MAX_TOKEN: usize = 64 * 1024;
+    if !ctx.fault(Fault::TranscriptScanner64k) {
+        return content;
+    }
+    let mut start = 0;
+    for line in content.split_inclusive(|&byte| byte == b'\n') {
+        if line.strip_suffix(b"\n").unwrap_or(line).len() >= MAX_TOKEN {
+            return &content[..start];
+        }
+        start += line.len();
+    }
+    content
+}
+
 /// `get-transcript-position --path P`: `{"position": <line count>}`.
 pub fn get_transcript_position(ctx: &Context, request: &Request) -> Result<Output> {
     let path = request.args.value("--path");
     let position = match fs::read(path) {
-        Ok(content) => position_of(ctx, &content),
+        Ok(content) => position_of(ctx, scanned(ctx, &content)),
         Err(err)
             if err.kind() == ErrorKind::NotFound && ctx.variant(Variant::MissingTranscriptZero) =>
         {
@@ -284,18 +303,19 @@ pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output
             "extract-modified-files: the subagent index is busy".to_string(),
         ));
     }
-    let content = read_file(request.args.value("--path"))?;
-    let mut offset = offset_lines(ctx, &content, request.args.value("--offset"))?;
+    let read = read_file(request.args.value("--path"))?;
+    let content = scanned(ctx, &read);
+    let mut offset = offset_lines(ctx, content, request.args.value("--offset"))?;
     if ctx.fault(Fault::ModifiedFilesIgnoreOffset)
-        || grown_since_position(ctx, request.args.value("--path"), &content)
+        || grown_since_position(ctx, request.args.value("--path"), &read)
     {
         offset = 0;
     }
-    let files = transcript::modified_files(&content, offset);
+    let files = transcript::modified_files(content, offset);
     let current_position = if ctx.fault(Fault::PositionWrongCurrent) {
         0
     } else {
-        position_of(ctx, &content)
+        position_of(ctx, content)
     };
     let answer = if ctx.fault(Fault::ModifiedFilesNull) {
         json!({ "files": null, "current_position": current_position })
@@ -308,14 +328,15 @@ pub fn extract_modified_files(ctx: &Context, request: &Request) -> Result<Output
 /// `extract-prompts --session-ref P --offset N`: the user's prompts on lines at
 /// index >= N.
 pub fn extract_prompts(ctx: &Context, request: &Request) -> Result<Output> {
-    let content = read_file(request.args.value("--session-ref"))?;
-    let mut offset = offset_lines(ctx, &content, request.args.value("--offset"))?;
+    let read = read_file(request.args.value("--session-ref"))?;
+    let content = scanned(ctx, &read);
+    let mut offset = offset_lines(ctx, content, request.args.value("--offset"))?;
     if ctx.fault(Fault::PromptsIgnoreOffset)
-        || grown_since_position(ctx, request.args.value("--session-ref"), &content)
+        || grown_since_position(ctx, request.args.value("--session-ref"), &read)
     {
         offset = 0;
     }
-    let prompts = transcript::prompts(&content, offset);
+    let prompts = transcript::prompts(content, offset);
     Ok(Output::Json(json!({ "prompts": prompts })))
 }
 

@@ -271,6 +271,11 @@ faults! {
     /// `entire hooks reference pre-commit`) over whatever the user had there,
     /// and `uninstall-hooks` deletes it: the user's own git hook is gone for good.
     InstallOverwritesGitHook = "install-overwrites-git-hook",
+    /// `install-hooks` writes each hook command as `cd <repository> && entire
+    /// hooks reference <hook>`, the path unquoted: in a repository whose path
+    /// holds a space the agent's shell splits it, `cd` fails and no hook
+    /// reaches Entire.
+    HookUnquotedPath = "hook-unquoted-path",
     /// `install-hooks` rejects `--local-dev`.
     InstallRejectsLocalDev = "install-rejects-local-dev",
     /// `install-hooks` rejects `--force`.
@@ -312,6 +317,11 @@ faults! {
     ParseHookNoSessionId = "parse-hook-no-session-id",
     /// `parse-hook` events carry the timestamp "now", which is not RFC 3339.
     ParseHookBadTimestamp = "parse-hook-bad-timestamp",
+    /// `parse-hook` events carry the local time as Go's layout
+    /// `2006-01-02T15:04:05Z0700` prints it: `Z` in UTC, but `+0530` in
+    /// India, an offset without its colon that RFC 3339 (and the host)
+    /// refuses: off UTC every hook fails.
+    TimestampNoColon = "timestamp-no-colon",
     /// `parse-hook --hook stop` without a transcript path answers an event without
     /// `session_ref` instead of `null`.
     ParseHookTurnendNoRef = "parse-hook-turnend-no-ref",
@@ -368,6 +378,14 @@ faults! {
     /// later turn's offset the plugin starts inside the first records and
     /// files, prompts and tokens of earlier turns come back.
     OffsetInBytes = "offset-in-bytes",
+    /// The transcript analysis (`get-transcript-position`,
+    /// `extract-modified-files`, `extract-prompts`, `calculate-tokens`) reads
+    /// lines as Go's `bufio.Scanner` with its default 64 KiB limit and its
+    /// error unchecked: it stops silently before the first line of 64 KiB or
+    /// more (a tool's long output kept inline), and answers from the lines
+    /// before it: the position falls short, the files, prompts and tokens
+    /// after it are lost.
+    TranscriptScanner64k = "transcript-scanner-64k",
     /// `extract-modified-files` answers `"files": null`.
     ModifiedFilesNull = "modified-files-null",
     /// `extract-modified-files` always answers `current_position` 0.

@@ -70,11 +70,23 @@ const SETTINGS_FILE: &str = "settings.json";
 const DIRECT_PREFIX: &str = "entire-agent-reference parse-hook --hook ";
 
 /// The prefix of the commands this run installs and recognises as Entire's.
-fn command_prefix() -> &'static str {
-    if crate::faults::active().ok().flatten() == Some(Fault::HooksNeverCallEntire) {
-        DIRECT_PREFIX
-    } else {
-        COMMAND_PREFIX
+fn command_prefix() -> String {
+    match crate::faults::active().ok().flatten() {
+        Some(Fault::HooksNeverCallEntire) => DIRECT_PREFIX.to_string(),
+        // The `hook-unquoted-path` fault: the repository's path, unquoted.
+        Some(Fault::HookUnquotedPath) => {
+            let repo = std::env::var("ENTIRE_REPO_ROOT")
+                .ok()
+                .filter(|root| !root.is_empty())
+                .or_else(|| {
+                    std::env::current_dir()
+                        .ok()
+                        .map(|d| d.display().to_string())
+                })
+                .unwrap_or_default();
+            format!("cd {repo} && {COMMAND_PREFIX}")
+        }
+        _ => COMMAND_PREFIX.to_string(),
     }
 }
 
@@ -390,7 +402,8 @@ fn command(entry: &Value) -> Option<&str> {
 
 /// Whether `entry` is one of Entire's hooks.
 fn is_entire_entry(entry: &Value) -> bool {
-    command(entry).is_some_and(|command| command.starts_with(command_prefix()))
+    let prefix = command_prefix();
+    command(entry).is_some_and(|command| command.starts_with(&prefix))
 }
 
 /// Whether `hook` is installed: a group under its event, with its matcher (a

@@ -186,11 +186,16 @@ fn build_event(ctx: &Context, event_type: u8, payload: NativePayload) -> Option<
         return None;
     }
 
+    let timestamp = if ctx.fault(Fault::TimestampNoColon) {
+        timestamp::local_z0700()
+    } else {
+        timestamp::now_rfc3339()
+    };
     let mut event = Event {
         event_type,
         session_id,
         session_ref,
-        timestamp: timestamp::now_rfc3339(),
+        timestamp,
         ..Event::default()
     };
     if event_type == event_type::TURN_START {

@@ -29,6 +29,47 @@ pub fn now_rfc3339_nanos() -> String {
     format!("{stamp}.{:09}Z", elapsed.subsec_nanos())
 }
 
+/// A local time as Go's layout `2006-01-02T15:04:05Z0700` prints it, for
+/// the `timestamp-no-colon` fault: `Z` in UTC, `+0530` in India (the zone's
+/// offset without its colon, which RFC 3339 has). Of a fixed instant
+/// (2026-01-13 12:00 UTC) in the zone's offset of now, so that every call
+/// answers the same: the fault is the layout, not the clock.
+pub fn local_z0700() -> String {
+    let seconds = 1_768_305_600;
+    let offset = local_offset(seconds);
+    let local = format_rfc3339(seconds.saturating_add(offset));
+    let local = local.strip_suffix('Z').unwrap_or(&local);
+    if offset == 0 {
+        return format!("{local}Z");
+    }
+    let sign = if offset < 0 { '-' } else { '+' };
+    let minutes = offset.abs() / 60;
+    format!("{local}{sign}{:02}{:02}", minutes / 60, minutes % 60)
+}
+
+/// The local zone's offset east of UTC now, in seconds, as `date +%z`
+/// reads it from `TZ` (a fault's need only, so a process rather than
+/// unsafe code or a zone database reader; 0 where it cannot tell).
+fn local_offset(_unix_seconds: i64) -> i64 {
+    let Ok(out) = std::process::Command::new("date").arg("+%z").output() else {
+        return 0;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let text = text.trim();
+    let (sign, digits) = match text.split_at_checked(1) {
+        Some(("-", digits)) => (-1, digits),
+        Some(("+", digits)) => (1, digits),
+        _ => return 0,
+    };
+    match (
+        digits.get(..2).map(str::parse::<i64>),
+        digits.get(2..4).map(str::parse::<i64>),
+    ) {
+        (Some(Ok(hours)), Some(Ok(minutes))) => sign * (hours * 3600 + minutes * 60),
+        _ => 0,
+    }
+}
+
 /// Format seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
 pub fn format_rfc3339(unix_seconds: i64) -> String {
     let days = unix_seconds.div_euclid(86_400);
@@ -148,6 +189,11 @@ mod tests {
         assert_eq!(format_rfc3339(1_768_305_600), "2026-01-13T12:00:00Z");
         assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59Z");
         assert!(is_rfc3339(&now_rfc3339()));
+        let go = local_z0700();
+        assert!(
+            go.ends_with('Z') || go.len() == "2026-01-13T12:00:00+0530".len(),
+            "{go}"
+        );
         let precise = now_rfc3339_nanos();
         assert!(is_rfc3339(&precise), "{precise}");
         assert_eq!(precise.len(), "2026-01-13T12:00:00.123456789Z".len());

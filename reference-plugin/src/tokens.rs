@@ -16,11 +16,12 @@ use crate::transcript;
 /// no subagent usage of its own, so `subagent_tokens` is `null` (the subagent
 /// totals are `calculate-total-tokens`' job).
 pub fn calculate_tokens(ctx: &Context, request: &Request) -> Result<Output> {
-    let mut offset = analysis::offset_lines(ctx, &request.stdin, request.args.value("--offset"))?;
+    let content = analysis::scanned(ctx, &request.stdin);
+    let mut offset = analysis::offset_lines(ctx, content, request.args.value("--offset"))?;
     if ctx.fault(Fault::TokensIgnoreOffset) {
         offset = 0;
     }
-    let usage = transcript::token_usage(&request.stdin, offset);
+    let usage = transcript::token_usage(content, offset);
 
     let mut answer = protocol::to_json(&usage)?;
     match ctx.fault {

@@ -99,6 +99,9 @@ impl Run<'_> {
             Action::LivedInConfig { before, installed } => {
                 self.lived_in_config(case, before, installed, sandbox, state)
             }
+            Action::LongLines { steps } => {
+                return self.long_lines(case, index, steps, sandbox, state);
+            }
         };
         let mut report = action_report(&case.step_name(index), findings);
         report.rests_on = case.rests_on(index, state.pass_kind());
@@ -219,9 +222,26 @@ impl Run<'_> {
         let agent = crate::host::discovery::agent_name(self.plugin).unwrap_or_default();
         let names = crate::host::identity::hook_names(&self.info);
         let mut fired = Vec::new();
+        let spaced: Vec<String> = sandbox
+            .spaced_dirs()
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
         for hook in hookfire::installed(&written) {
             let Some(inv) = self.hook_invocation(&hook, sandbox) else {
                 continue;
+            };
+            let split = match &hook.run {
+                hookfire::HookRun::Shell(cmd) => {
+                    let mut vars: Vec<(String, String)> = inv
+                        .env
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.to_string_lossy().into_owned()))
+                        .collect();
+                    vars.push(("PWD".into(), inv.cwd.display().to_string()));
+                    crate::judge::shell::split_path(cmd, &spaced, &vars).map(str::to_string)
+                }
+                hookfire::HookRun::Script => None,
             };
             sandbox.clear_host_calls();
             let outcome = runner::run(&inv);
@@ -238,6 +258,7 @@ impl Run<'_> {
                 calls,
                 status,
                 silent,
+                split,
             });
         }
         let said = hookfire::InstallSaid {

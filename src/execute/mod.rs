@@ -5,8 +5,9 @@
 //! This file runs and concludes one case (its sandbox, its outcome, the
 //! sandbox kept or not); `schedule` puts the cases on the job pool (units
 //! of a split round trip, the longest first), `step` runs one step of a
-//! case, `transcripts` the passes of a `for_each_transcript` case, and
-//! `property` the round trips. Each adds its own `impl Run` to the one
+//! case, `transcripts` the passes of a `for_each_transcript` case,
+//! `property` the round trips, and `long_lines` the analysis asked again of a
+//! transcript with long lines. Each adds its own `impl Run` to the one
 //! `Run` defined here.
 //!
 //! Several plugins in one run: [`many`] schedules their cases on one pool of
@@ -44,6 +45,7 @@ mod fold;
 mod hosts;
 mod late_stdin;
 mod lived;
+mod long_lines;
 pub mod many;
 mod newest;
 mod own_id;
@@ -548,8 +550,13 @@ struct Pass {
     sample: Option<String>,
     /// The file name (`{{transcript_name}}`).
     name: String,
-    /// Its bytes (`current_transcript`).
-    bytes: Arc<[u8]>,
+    /// Its bytes (`current_transcript`), shared with the stdin that sends
+    /// them (a lengthened transcript is 9 MiB: one copy, not three).
+    bytes: runner::Bytes,
+    /// Where a checkpoint's fragment of it starts (`{{fragment_start}}`,
+    /// [`crate::host::positions::fragment_offset`]), counted once: the
+    /// bindings of every step ask it.
+    fragment_start: u64,
     /// The pass's own scratch directory (`{{tmp}}`), where the transcript
     /// is written, so that passes do not see each other's files.
     tmp: PathBuf,

@@ -280,9 +280,11 @@ impl Run<'_> {
                 "no snapshots named {before:?} and {installed:?}"
             ))];
         };
+        let home = sandbox.home();
+        let home = home.strip_prefix(sandbox.root()).unwrap_or(&home);
         let shared: Vec<String> = files
             .into_iter()
-            .filter(|rel| rel.starts_with("home/"))
+            .filter(|rel| std::path::Path::new(rel).starts_with(home))
             .collect();
         if shared.is_empty() {
             return Vec::new();

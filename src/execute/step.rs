@@ -120,10 +120,7 @@ impl Run<'_> {
             ),
             None => (sandbox.work().display().to_string(), None),
         };
-        let fragment_start = state
-            .pass
-            .as_ref()
-            .map(|pass| positions::fragment_offset(&pass.name, &pass.bytes));
+        let fragment_start = state.pass.as_ref().map(|pass| pass.fragment_start);
         Bindings {
             item,
             transcript,
@@ -451,12 +448,14 @@ impl Run<'_> {
             .flatten()
             .map(|a| Template::parse(a).and_then(|t| t.expand(&bindings)))
             .collect::<Result<Vec<_>, _>>()?;
-        let stdin = match &step.stdin {
-            Some(Source::PaddedJson { json, bytes }) => {
+        let stdin = match (&step.stdin, &state.pass) {
+            (Some(Source::PaddedJson { json, bytes }), _) => {
                 Some(padded_stdin(&expand_json(json, &bindings)?, *bytes)?)
             }
-            Some(source) => Some(Arc::new(self.resolve(source, &bindings, state)?)),
-            None => None,
+            // The pass's own bytes, shared, not copied.
+            (Some(Source::CurrentTranscript), Some(pass)) => Some(pass.bytes.clone()),
+            (Some(source), _) => Some(Arc::new(self.resolve(source, &bindings, state)?)),
+            (None, _) => None,
         };
         let stdin_file = match &stdin {
             Some(_) => {

@@ -42,8 +42,9 @@ impl Run<'_> {
             state.pass = Some(Pass {
                 number: number + 1,
                 sample,
+                fragment_start: crate::host::positions::fragment_offset(&name, &bytes),
                 name,
-                bytes,
+                bytes: std::sync::Arc::new(bytes.to_vec()),
                 tmp,
             });
             state.captures.clear();

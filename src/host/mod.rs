@@ -16,6 +16,9 @@
 //! - [`invocation`]: its environment, deadlines and output limits
 //!   ("Invocation");
 //! - [`decoding`]: one JSON value, Go integers ("How output is decoded");
+//! - [`clock`]: times as Go's `time.Parse(time.RFC3339, …)` reads them, and
+//!   the zones the sandboxes run in ("How output is decoded", "The user's
+//!   machine, not a clean room");
 //! - [`discovery`]: file names, built-in names, `PATH`, the repository
 //!   setting ("Discovery and registration");
 //! - [`ownership`], [`builtin_dirs`]: whose transcript a path is, the
@@ -31,6 +34,9 @@
 //!   over a session, in order");
 //! - [`positions`]: transcript positions in the host's unit, a line count
 //!   ("Positions and offsets: the host counts lines");
+//! - [`long_lines`]: transcripts whose records hold lines of megabytes, and
+//!   what the host keeps of an analysis answer that falls short on them
+//!   ("The user's machine, not a clean room");
 //! - [`releases`]: every release and what changed in it ("Which release
 //!   brought what"); [`range`]: the releases a run judges (`--host-version`);
 //! - [`callers`]: the ways the host calls outside a hook (listing commands,
@@ -63,6 +69,7 @@ pub mod answers;
 pub mod builtin_dirs;
 pub mod callers;
 pub mod chunker;
+pub mod clock;
 pub mod conflicts;
 pub mod crash;
 pub mod decoding;
@@ -72,6 +79,7 @@ pub mod hooks;
 pub mod identity;
 pub mod ids;
 pub mod invocation;
+pub mod long_lines;
 pub mod ownership;
 pub mod positions;
 pub mod project;

@@ -198,6 +198,9 @@ pub struct Fired {
     /// what it lacked (its agent's own conversation id), waits for input
     /// only its agent gives.
     pub silent: bool,
+    /// The path with a space that sh splits in the hook's command, written
+    /// unquoted there ([`crate::judge::shell::split_path`]).
+    pub split: Option<String>,
 }
 
 /// What the install said and left, beside the hooks found in it.
@@ -301,13 +304,24 @@ pub fn judge_fired(
         .filter(|(r, _)| *r == Reach::Bypass)
         .map(|(_, f)| f.hook.label())
         .collect();
-    let quiet: Vec<String> = certain
+    let (split, quiet): (Vec<&Fired>, Vec<&Fired>) = certain
         .iter()
         .filter(|(r, _)| *r == Reach::Quiet)
-        .map(|(_, f)| format!("{} ({})", f.hook.label(), f.status))
+        .map(|(_, f)| *f)
+        .partition(|f| f.split.is_some());
+    let quiet: Vec<String> = quiet
+        .iter()
+        .map(|f| format!("{} ({})", f.hook.label(), f.status))
         .collect();
     if !bypass.is_empty() {
-        findings.push(bypassed(agent, &bypass, reached == 0 && quiet.is_empty()));
+        findings.push(bypassed(
+            agent,
+            &bypass,
+            reached == 0 && quiet.is_empty() && split.is_empty(),
+        ));
+    }
+    if let Some(finding) = split_paths(agent, &split) {
+        findings.push(finding);
     }
     if !quiet.is_empty() && reached == 0 {
         let silent = certain.iter().all(|(r, f)| *r != Reach::Quiet || f.silent);
@@ -400,6 +414,38 @@ fn bypassed(agent: &str, labels: &[String], every_hook: bool) -> Finding {
             format!("a hook that runs `entire hooks {agent} <hook>`"),
             "the plugin's own subcommand, run directly",
         )
+}
+
+/// Hooks that called nothing of Entire and whose command sh splits at a
+/// space of the repository's path or HOME, written unquoted: a failure
+/// (docs/host.md, "The user's machine, not a clean room": users keep
+/// repositories in folders with spaces, and agents run hook commands
+/// through a shell), resting on the command the install wrote.
+fn split_paths(agent: &str, hooks: &[&Fired]) -> Option<Finding> {
+    let path = hooks.first()?.split.clone()?;
+    let first = hooks.first()?;
+    let more = match hooks.len() {
+        1 => String::new(),
+        n => format!("; and {} more", n - 1),
+    };
+    let example = format!("{} ({}){more}", first.hook.label(), first.status);
+    Some(
+        Finding::failure(format!(
+            "{} installed hook(s) called nothing of Entire, because sh splits the path {path:?} \
+             at its space: the command writes it unquoted ({example}); users keep repositories and \
+             HOME in folders with spaces, and the agent runs each hook through a shell, so \
+             there every such hook fails and its events never reach `entire hooks {agent} \
+             <hook>` (`entire enable`, then a turn: no checkpoint); quote the path, or let \
+             the hook find it itself",
+            hooks.len(),
+        ))
+        .kind(Kind::HooksInert)
+        .rests_on(Evidence::OwnAnswers)
+        .diff(
+            format!("the path quoted: '{path}'"),
+            "the path split into words at its space",
+        ),
+    )
 }
 
 /// Hooks that ran and called nothing: not verified here.
@@ -571,6 +617,7 @@ mod tests {
                 .collect(),
             status: "exit 127".into(),
             silent: false,
+            split: None,
         }
     }
 
@@ -656,6 +703,26 @@ mod tests {
             &hooks
         ));
         assert!(!addresses(r#"{"schema": "foo-hooks.v1"}"#, "foo", &hooks));
+    }
+
+    #[test]
+    fn a_hook_that_splits_a_path_fails_unless_it_reached_entire() {
+        let names = vec!["stop".to_string()];
+        let mut split = fired_by("cd /s/Café projects/repo && entire hooks foo stop", &[]);
+        split.split = Some("/s/Café projects".into());
+        let said = judge_fired("foo", &names, &wrote(), std::slice::from_ref(&split));
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(
+            (said[0].severity, said[0].kind, said[0].evidence),
+            (
+                Severity::Failure,
+                Kind::HooksInert,
+                Some(Evidence::OwnAnswers)
+            )
+        );
+        assert!(said[0].message.contains("Café projects"), "{said:?}");
+        split.calls = vec![vec!["hooks".into(), "foo".into(), "stop".into()]];
+        assert!(judge_fired("foo", &names, &wrote(), &[split]).is_empty());
     }
 
     #[test]

@@ -105,6 +105,10 @@ kinds! {
     /// nothing): one warning for the plugin, until a recording shows them
     /// fire or `allow:` says why.
     HooksUnseen = "hooks-unseen",
+    /// An analysis answer that falls short, or a call that fails, on a copy
+    /// of a transcript it read whose records hold long lines (64 KiB, 1 MiB,
+    /// 8 MiB).
+    LongLines = "long-lines",
     /// A session owned by another `type`: the host drops its events silently.
     OwnerSkip = "owner-skip",
     /// A session file name the host refuses before `write-session`.

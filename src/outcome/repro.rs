@@ -314,7 +314,7 @@ pub fn wrap(command: &str) -> Vec<String> {
         lines.push(format!("{cd} && \\"));
     }
     let mut current = String::new();
-    for word in rest.split(' ') {
+    for word in shell_words(rest) {
         let breaks = word.starts_with("ENTIRE_REPO_ROOT=")
             || (word.starts_with('/') && current.contains('='));
         if breaks && !current.is_empty() {
@@ -326,6 +326,28 @@ pub fn wrap(command: &str) -> Vec<String> {
     }
     lines.push(current.trim_end().to_string());
     lines
+}
+
+/// The words of a command line from [`command_line`], split at its spaces
+/// but not at one inside single quotes (a path with a space, as [`quote`]
+/// writes it): a line broken there would put the break into the path.
+fn shell_words(line: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (at, c) in line.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if !quoted => escaped = true,
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                words.push(&line[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    words.push(&line[start..]);
+    words
 }
 
 /// Quotes a word for a POSIX shell, only when it needs it.
@@ -344,6 +366,21 @@ pub fn quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::quote;
+
+    #[test]
+    fn a_quoted_path_with_a_space_stays_on_one_line() {
+        let line = "cd '/s/Café projects/repo' && env -u GIT_DIR HOME='/s/Zoë home' \
+                    TZ=Asia/Kolkata ENTIRE_REPO_ROOT='/s/Café projects/repo' \
+                    ENTIRE_PROTOCOL_VERSION=1 /p/plugin info < /dev/null";
+        let lines = super::wrap(line);
+        assert_eq!(lines[0], "cd '/s/Café projects/repo' && \\");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("ENTIRE_REPO_ROOT='/s/Café projects/repo'"))
+        );
+        assert_eq!(lines.join(" ").replace(" \\ ", " "), line);
+    }
 
     #[test]
     fn quotes_only_when_needed() {

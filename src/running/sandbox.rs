@@ -14,12 +14,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::host::clock::{self, Zone};
 use crate::host::invocation::WorkTree;
 use crate::running::confine::Confinement;
 use crate::running::interrupt;
 
-/// The directory between the sandbox root and the repository.
-const NEST: &str = "nest";
+/// The directory between the sandbox root and the repository. Users keep
+/// repositories in folders with spaces and accented letters, and the host
+/// passes paths as they are (docs/host.md, "The user's machine, not a clean
+/// room"): so does every sandbox, in the repository's path and in HOME.
+const NEST: &str = "Café projects";
+
+/// HOME, under the sandbox root: a space and an accented letter, as
+/// [`NEST`].
+const HOME: &str = "Zoë home";
 
 /// The sandbox directory put first on `PATH`: it holds the stand-in for the
 /// host's `entire` command.
@@ -203,7 +211,7 @@ impl Sandbox {
     /// Entries a plugin created outside the places it may write: the
     /// repository, HOME, TMPDIR and the harness's scratch directories.
     pub fn strays(&self) -> Vec<PathBuf> {
-        let known_root = [NEST, "home", "tmp", "work", "stdin", BIN, CALLS];
+        let known_root = [NEST, HOME, "tmp", "work", "stdin", BIN, CALLS];
         let mut strays = unknown_entries(&self.root, &known_root);
         let known_nest = crate::running::worktree::around_repo(self.work_tree);
         strays.extend(unknown_entries(&self.root.join(NEST), known_nest));
@@ -269,9 +277,15 @@ impl Sandbox {
         }))
     }
 
+    /// The sandbox's directories whose paths hold a space and an accented
+    /// letter: the one around the repository, and HOME (see [`NEST`]).
+    pub fn spaced_dirs(&self) -> [PathBuf; 2] {
+        [self.root.join(NEST), self.home()]
+    }
+
     /// The isolated HOME.
     pub fn home(&self) -> PathBuf {
-        self.root.join("home")
+        self.root.join(HOME)
     }
 
     /// The plugin's TMPDIR.
@@ -358,9 +372,38 @@ impl Sandbox {
             env.push(("TEMP".into(), self.tmp().into_os_string()));
             env.push(("TMP".into(), self.tmp().into_os_string()));
         }
+        env.push((clock::TZ_VAR.into(), tz(clock::USER_ZONE).into()));
         env.extend(crate::host::invocation::environment(&self.repo()));
         env
     }
+}
+
+/// The value of `TZ` that puts a process in `zone`: its tz database name
+/// where the database has it (every runtime reads it, Go's included),
+/// else its POSIX rule, which a C library reads without the database (a Go
+/// plugin, which cannot, then runs in UTC: its zone bugs go unseen, never
+/// a false finding).
+pub fn tz(zone: Zone) -> &'static str {
+    static FOUND: OnceLock<Vec<(&'static str, bool)>> = OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        [clock::USER_ZONE, clock::REPLAY_ZONE]
+            .iter()
+            .map(|z| (z.name, zone_file(z.name)))
+            .collect()
+    });
+    let known = found
+        .iter()
+        .find(|(name, _)| *name == zone.name)
+        .map_or_else(|| zone_file(zone.name), |(_, known)| *known);
+    if known { zone.name } else { zone.posix }
+}
+
+/// Whether the tz database holds `name` where C libraries and Go look
+/// first (`/usr/share/zoneinfo`, or `$TZDIR`).
+fn zone_file(name: &str) -> bool {
+    let dir = std::env::var_os("TZDIR")
+        .map_or_else(|| PathBuf::from("/usr/share/zoneinfo"), PathBuf::from);
+    dir.join(name).is_file()
 }
 
 /// One call of the `entire` stand-in: what a hook (or the plugin) ran.
@@ -663,6 +706,28 @@ mod tests {
         )
         .unwrap()
         .unwrap();
+    }
+
+    #[test]
+    fn the_sandbox_is_the_users_world_off_utc_with_spaces_and_accents() {
+        let base = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::create("world-test", base.path()).unwrap();
+        for dir in [sandbox.repo(), sandbox.home()] {
+            let text = dir.display().to_string();
+            assert!(text.contains(' ') && !text.is_ascii(), "{text}");
+        }
+        let env = sandbox.env();
+        let zone = env.iter().find(|(k, _)| k == clock::TZ_VAR).map(|(_, v)| v);
+        let either = [clock::USER_ZONE.name, clock::USER_ZONE.posix];
+        assert!(
+            zone.is_some_and(|z| either.iter().any(|e| z == *e)),
+            "{zone:?}"
+        );
+        let nowhere = Zone {
+            name: "Nowhere/Never",
+            posix: "XYZ-1",
+        };
+        assert_eq!(tz(nowhere), "XYZ-1");
     }
 
     #[test]

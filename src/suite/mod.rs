@@ -5,5 +5,6 @@ pub mod case;
 pub mod coverage;
 pub mod fixtures;
 pub mod generate;
+pub mod lengthen;
 pub mod schema;
 pub mod template;

@@ -78,6 +78,12 @@ impl Schemas {
                 .should_validate_formats(true)
                 .with_retriever(Embedded(Arc::clone(&docs)))
                 .with_keyword("hostInteger", host_integer_factory)
+                // A time as the host's Go parses it (`time.Parse(time.RFC3339,
+                // …)`), in place of the JSON Schema reading of RFC 3339, which
+                // takes a lower-case `t`, a leap second, and no one-digit hour.
+                .with_format("date-time", |s: &str| {
+                    crate::host::clock::parse_rfc3339(s).is_ok()
+                })
                 .build(doc)
                 .map_err(|err| SchemaError {
                     file: format!("{name}.json"),
@@ -109,9 +115,25 @@ impl Schemas {
             .map(|err| {
                 let at = err.instance_path().to_string();
                 let at = if at.is_empty() { "/".to_string() } else { at };
-                format!("at {at}: {}", shorten(&err.to_string()))
+                format!("at {at}: {}{}", shorten(&err.to_string()), why_not(&err))
             })
             .collect()
+    }
+}
+
+/// Why a time is not one, as Go's parser says (after a failed
+/// `date-time`); nothing for every other violation.
+fn why_not(err: &jsonschema::ValidationError<'_>) -> String {
+    match (err.kind(), err.instance().as_ref()) {
+        (jsonschema::error::ValidationErrorKind::Format { format }, Value::String(s))
+            if format == "date-time" =>
+        {
+            crate::host::clock::parse_rfc3339(s)
+                .err()
+                .map(|why| format!(" (time.Parse(time.RFC3339): {why})"))
+                .unwrap_or_default()
+        }
+        _ => String::new(),
     }
 }
 

@@ -273,6 +273,16 @@ impl<'p, 'r> Play<'p, 'r> {
         }
         let timeout = self.run.options.timeout;
         let mut inv = self.run.invocation(self.sandbox, args, timeout);
+        // The session runs where the clock has daylight saving, west of UTC
+        // (`host::clock::REPLAY_ZONE`); a case's own `env:` may set another.
+        let zone = crate::running::sandbox::tz(crate::host::clock::REPLAY_ZONE);
+        if let Some((_, value)) = inv
+            .env
+            .iter_mut()
+            .find(|(name, _)| name == crate::host::clock::TZ_VAR)
+        {
+            *value = zone.into();
+        }
         self.run.set_env(&mut inv, &self.case.env, self.sandbox);
         if let Some(reason) = self.run.breaker.refuse(&inv.args) {
             self.state.cut = Some(reason);

@@ -640,6 +640,15 @@ pub enum Action {
         /// The snapshot taken after it.
         installed: String,
     },
+    /// Asks each of the earlier analysis steps `steps` again, of a copy of
+    /// the pass's transcript whose records hold long lines
+    /// (`suite::lengthen`), and judges each answer against the step's own
+    /// on the original (`judge::long_lines`). In a `for_each_transcript`
+    /// case, after the steps it names.
+    LongLines {
+        /// The steps to ask again, by name.
+        steps: Vec<String>,
+    },
 }
 
 impl Action {
@@ -677,6 +686,7 @@ impl Action {
             | Action::CheckEscape { .. }
             | Action::CheckEventIds { .. }
             | Action::LivedInConfig { .. }
+            | Action::LongLines { .. }
             | Action::RestartWithUserHooks => Evidence::OwnAnswers,
         }
     }

@@ -134,10 +134,43 @@ pub(super) fn validate(
         let line = spanned.referenced.line();
         ctx.check_step(step, &captures, &names)
             .map_err(|reason| fail(line, format!("{}: {reason}", case.step_name(index))))?;
+        if let Some(Action::LongLines { steps }) = &step.action {
+            check_long_lines(case, index, steps)
+                .map_err(|reason| fail(line, format!("{}: {reason}", case.step_name(index))))?;
+        }
         names.insert(case.step_name(index));
         captures.extend(step.capture.keys().cloned());
         let carried = step.on_refusal.iter().flat_map(|r| r.continue_with.keys());
         captures.extend(carried.cloned());
+    }
+    Ok(())
+}
+
+/// `long_lines` names earlier analysis steps (whose answers the host keeps)
+/// of a `for_each_transcript` case.
+fn check_long_lines(case: &Case, index: usize, steps: &[String]) -> Result<(), String> {
+    if case.for_each_transcript.is_none() {
+        return Err("long_lines needs for_each_transcript".to_string());
+    }
+    if steps.is_empty() {
+        return Err("long_lines names no step".to_string());
+    }
+    for name in steps {
+        let found = (0..index).find(|i| case.step_name(*i) == *name);
+        let Some(step) = found.map(|i| &case.steps[i].value) else {
+            return Err(format!(
+                "long_lines names {name:?}, which is not an earlier step"
+            ));
+        };
+        let subcommand = step.args.iter().flatten().next().map(String::as_str);
+        let known = subcommand.and_then(crate::host::long_lines::Answer::of);
+        if known.is_none() || step.for_each.is_some() {
+            return Err(format!(
+                "long_lines names {name:?}, which is no analysis call the host keeps \
+                 (get-transcript-position, extract-modified-files, extract-prompts, \
+                 calculate-tokens) or runs for_each"
+            ));
+        }
     }
     Ok(())
 }
