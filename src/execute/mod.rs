@@ -342,9 +342,8 @@ impl Run<'_> {
             save_stdin(&state.stdin_files);
             // The sandbox as each call found it, for the script to lay
             // down; without the copies, the script says it runs as left.
-            if sandbox.write_states(&kept::states(&report.steps)).is_err() {
-                kept::forget_states(&mut report.steps);
-            }
+            let written = sandbox.write_states(&kept::states(&report.steps));
+            kept::keep_states(&mut report.steps, &written.unwrap_or_default());
             kept::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());

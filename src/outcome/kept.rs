@@ -28,11 +28,13 @@ pub fn states(steps: &[StepReport]) -> Vec<usize> {
     numbers
 }
 
-/// Forgets the copies (they could not be written): the script then runs
-/// each invocation in the sandbox as the case left it.
-pub fn forget_states(steps: &mut [StepReport]) {
+/// Forgets the copies other than `written` (they could not be written):
+/// the script runs those invocations in the sandbox as the case left it.
+pub fn keep_states(steps: &mut [StepReport], written: &[usize]) {
     for step in steps {
-        if let Some(reproduction) = &mut step.reproduction {
+        if let Some(reproduction) = &mut step.reproduction
+            && reproduction.state.is_some_and(|k| !written.contains(&k))
+        {
             reproduction.state = None;
         }
     }

@@ -10,7 +10,9 @@
 //! the file system's clock tick of the last copy could keep its times and
 //! size; as git does for its index ("racy" entries), such a file is read
 //! again. A call that finds the tree as the last one did gets that copy's
-//! number. The copies of one sandbox are bounded ([`Journal::LIMIT`]): past
+//! number. A file of megabytes (a transcript the harness lengthened) is not
+//! held in memory: the kept sandbox's copy takes it from the sandbox, and
+//! a copy whose large file changed since is left out. The copies of one sandbox are bounded ([`Journal::LIMIT`]): past
 //! that, later calls get none, and their script says the sandbox is as the
 //! case left it.
 
@@ -57,8 +59,16 @@ struct Entry {
 enum Item {
     Dir,
     File(Arc<Vec<u8>>, Stamp),
+    /// A file past [`LARGE`] bytes (a transcript of megabytes the harness
+    /// wrote), held by its stamp only: copied from the live file when the
+    /// sandbox is kept, if it is unchanged by then.
+    Large(Stamp),
     Link(PathBuf),
 }
+
+/// The size past which a file is not held in memory but taken from the
+/// sandbox when it is kept (see [`Item::Large`]).
+const LARGE: u64 = 1 << 20;
 
 /// What says a file is unchanged: its size, modification and change
 /// times, and inode.
@@ -130,21 +140,33 @@ impl Journal {
         Some(self.states.len() - 1)
     }
 
-    /// Writes the copies `numbers` into `dir` as `dir/N/`, a file shared
-    /// between copies written once and linked from the others.
-    pub fn write(&self, numbers: &[usize], dir: &Path) -> io::Result<()> {
+    /// Writes the copies `numbers` of the sandbox at `root` into `dir` as
+    /// `dir/N/`, a file shared between copies written once and linked from
+    /// the others; returns the numbers written whole (a large file changed
+    /// since its copy leaves its copy out).
+    pub fn write(&self, numbers: &[usize], root: &Path, dir: &Path) -> io::Result<Vec<usize>> {
         let mut written: HashMap<(*const Vec<u8>, u32), PathBuf> = HashMap::new();
+        let mut whole = Vec::new();
         for &number in numbers {
             let Some(state) = self.states.get(number) else {
                 continue;
             };
             let base = dir.join(number.to_string());
+            if !state.large_unchanged(root) {
+                continue;
+            }
             fs::create_dir_all(&base)?;
             for entry in &state.entries {
                 let path = base.join(&entry.path);
                 match &entry.item {
                     Item::Dir => fs::create_dir_all(&path)?,
                     Item::Link(target) => link(target, &path)?,
+                    Item::Large(_) => {
+                        let live = root.join(&entry.path);
+                        if fs::hard_link(&live, &path).is_err() {
+                            fs::copy(&live, &path)?;
+                        }
+                    }
                     Item::File(bytes, _) => {
                         let key = (Arc::as_ptr(bytes), entry.mode);
                         let linked = written
@@ -165,8 +187,22 @@ impl Journal {
                     set_mode(&base.join(&entry.path), entry.mode)?;
                 }
             }
+            whole.push(number);
         }
-        Ok(())
+        Ok(whole)
+    }
+}
+
+impl State {
+    /// Whether every large file of the copy is in the sandbox at `root` as
+    /// it was when the copy was taken.
+    fn large_unchanged(&self, root: &Path) -> bool {
+        self.entries.iter().all(|e| match &e.item {
+            Item::Large(stamp) => {
+                fs::symlink_metadata(root.join(&e.path)).is_ok_and(|meta| stamp_of(&meta) == *stamp)
+            }
+            _ => true,
+        })
     }
 }
 
@@ -205,8 +241,14 @@ impl Walk<'_> {
                     item: Item::Dir,
                 });
                 self.dir(&path, &rel, false)?;
+            } else if meta.len() > LARGE {
+                self.entries.push(Entry {
+                    path: rel,
+                    mode,
+                    item: Item::Large(stamp_of(&meta)),
+                });
             } else {
-                let stamp = stamp(&meta);
+                let stamp = stamp_of(&meta);
                 let bytes = match self.known.get(rel.as_path()) {
                     Some((bytes, was)) if *was == stamp && self.settled(&stamp) => {
                         Arc::clone(bytes)
@@ -248,13 +290,14 @@ fn same(a: &[Entry], b: &[Entry]) -> bool {
                     (Item::Dir, Item::Dir) => true,
                     (Item::Link(p), Item::Link(q)) => p == q,
                     (Item::File(p, _), Item::File(q, _)) => Arc::ptr_eq(p, q) || p == q,
+                    (Item::Large(p), Item::Large(q)) => p == q,
                     _ => false,
                 }
         })
 }
 
 #[cfg(unix)]
-fn stamp(meta: &fs::Metadata) -> Stamp {
+fn stamp_of(meta: &fs::Metadata) -> Stamp {
     use std::os::unix::fs::MetadataExt;
     Stamp {
         len: meta.len(),
@@ -265,7 +308,7 @@ fn stamp(meta: &fs::Metadata) -> Stamp {
 }
 
 #[cfg(not(unix))]
-fn stamp(meta: &fs::Metadata) -> Stamp {
+fn stamp_of(meta: &fs::Metadata) -> Stamp {
     Stamp {
         len: meta.len(),
         modified: meta.modified().ok(),
@@ -327,7 +370,10 @@ mod tests {
         let second = journal.record(&root).expect("recorded");
         assert_ne!(first, second);
         let out = dir.path().join("before");
-        journal.write(&[first, second], &out).expect("written");
+        let whole = journal
+            .write(&[first, second], &root, &out)
+            .expect("written");
+        assert_eq!(whole, [first, second]);
         let read = |n: usize| fs::read(out.join(format!("{n}/repo/.agent/settings.json")));
         assert_eq!(read(first).expect("first"), b"{}");
         assert_eq!(read(second).expect("second"), b"{\"hooks\":1}");
@@ -343,5 +389,25 @@ mod tests {
         fs::write(dir.path().join("f"), b"two").expect("same size, same tick");
         let second = journal.record(dir.path()).expect("recorded");
         assert_ne!(first, second, "a racy file is read again");
+    }
+
+    #[test]
+    fn a_large_file_is_taken_from_the_sandbox_unless_it_changed() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = dir.path().join("root");
+        fs::create_dir(&root).expect("the root");
+        fs::write(root.join("long.jsonl"), vec![b'x'; 2 << 20]).expect("a large file");
+        let mut journal = Journal::default();
+        let first = journal.record(&root).expect("recorded");
+        assert_eq!(journal.held, 0, "not held in memory");
+        let out = dir.path().join("before");
+        let whole = journal.write(&[first], &root, &out).expect("written");
+        assert_eq!(whole, [first]);
+        let copied = fs::metadata(out.join(format!("{first}/long.jsonl"))).expect("copied");
+        assert_eq!(copied.len(), 2 << 20);
+        fs::write(root.join("long.jsonl"), vec![b'y'; 3 << 20]).expect("changed");
+        let again = dir.path().join("again");
+        let whole = journal.write(&[first], &root, &again).expect("written");
+        assert!(whole.is_empty(), "the copy is left out");
     }
 }

@@ -123,13 +123,15 @@ impl Sandbox {
         self.journal.lock().ok()?.record(&self.root)
     }
 
-    /// Writes the copies `numbers` into the sandbox's `before/N/`.
-    pub fn write_states(&self, numbers: &[usize]) -> io::Result<()> {
+    /// Writes the copies `numbers` into the sandbox's `before/N/`; the
+    /// numbers written whole.
+    pub fn write_states(&self, numbers: &[usize]) -> io::Result<Vec<usize>> {
         let journal = self
             .journal
             .lock()
             .map_err(|_| io::Error::other("the copies were poisoned"))?;
-        journal.write(numbers, &self.root.join(crate::running::journal::DIR))
+        let dir = self.root.join(crate::running::journal::DIR);
+        journal.write(numbers, &self.root, &dir)
     }
 
     /// A copy of the sandbox's tree (see [`crate::running::state::Tree`]).
