@@ -7,6 +7,9 @@
 //! - The printed `reproduce:` line of a failed step, run as printed, gives
 //!   the step's stdout, stderr and exit code exactly as the harness recorded
 //!   them (the kept sandbox holds what the plugin printed under the harness).
+//! - Every invocation of a kept case, rerun by its script in any order,
+//!   finds the sandbox as it found it under the harness (an answer shared
+//!   from another case's call too) and answers the same.
 //! - The report and the scripts name only the variables the harness set or
 //!   removed, never other values of the user's environment.
 
@@ -238,6 +241,75 @@ fn the_printed_reproduce_line_reruns_a_failed_step_exactly() {
             );
         }
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn each_invocation_reruns_in_the_sandbox_as_it_found_it_a_shared_answer_too() {
+    // The user's data lost on re-install: a case whose first install is
+    // the answer of another case's call (the hooks cases share it), and
+    // whose later invocations find what the earlier ones left.
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = one_fault_plugin(dir.path(), "install-drops-user-hooks");
+    let sandboxes = dir.path().join("sandboxes");
+    std::fs::create_dir(&sandboxes).unwrap();
+    let report = run(&plugin, "hooks.", &sandboxes);
+    let case = report
+        .cases
+        .iter()
+        .find(|c| c.id == "hooks.user-data.existing-settings")
+        .expect("the case ran");
+    assert!(case.sandbox.is_some(), "the failed case keeps its sandbox");
+    let calls: Vec<&StepReport> = case
+        .steps
+        .iter()
+        .filter(|s| s.reproduce.is_some())
+        .collect();
+    assert!(calls.len() >= 3, "{calls:?}");
+    assert!(
+        calls.iter().any(|s| s.answered_by.is_some()),
+        "a shared answer among {calls:?}"
+    );
+    // Last first: each rerun lays its own sandbox down, whatever ran before.
+    for step in calls.iter().rev() {
+        let line = step.reproduce.as_deref().unwrap_or_default();
+        let (script, number) = script_and_number(line);
+        let output = script.parent().unwrap().join("output");
+        let recorded = std::fs::read(output.join(format!("{number}.stdout"))).unwrap();
+        let rerun = Command::new("sh")
+            .arg("-c")
+            .arg(line)
+            .current_dir(dir.path())
+            .output()
+            .expect("sh runs");
+        let err = String::from_utf8_lossy(&rerun.stderr);
+        assert_eq!(rerun.status.code(), step.exit_code, "{line}: {err}");
+        assert_eq!(
+            String::from_utf8_lossy(&rerun.stdout),
+            String::from_utf8_lossy(&recorded),
+            "{line} ({}): {err}",
+            step.name
+        );
+        assert!(err.contains("laid down as invocation"), "{err}");
+    }
+    // As the case left it, the first install finds its hooks installed:
+    // another answer than it gave.
+    let first = calls[0].reproduce.as_deref().unwrap_or_default();
+    let (script, number) = script_and_number(first);
+    let as_left = Command::new("sh")
+        .arg(&script)
+        .arg(number.to_string())
+        .arg("--as-left")
+        .output()
+        .expect("sh runs");
+    let recorded = std::fs::read(
+        script
+            .parent()
+            .unwrap()
+            .join(format!("output/{number}.stdout")),
+    )
+    .unwrap();
+    assert_ne!(as_left.stdout, recorded, "{first} --as-left");
 }
 
 #[cfg(unix)]

@@ -138,10 +138,16 @@ impl Answers {
     ) -> Option<(Outcome, Option<String>)> {
         let kept = self.kept.lock().ok()?;
         let found = kept.get(key).filter(|k| k.by != case)?;
+        // The sandbox as this case's call would have found it: its own
+        // copy, for its own reproduce script (the other case's sandbox
+        // holds only what its whole case left).
+        let before = sandbox.record_state();
         if let Some(effect) = &found.effect {
             sandbox.restore(effect).ok()?;
         }
-        Some((found.outcome.clone(), Some(found.by.clone())))
+        let mut outcome = found.outcome.clone();
+        outcome.before = before;
+        Some((outcome, Some(found.by.clone())))
     }
 }
 

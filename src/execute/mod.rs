@@ -340,6 +340,10 @@ impl Run<'_> {
             .flatten();
         if let Some(_entry) = entry {
             save_stdin(&state.stdin_files);
+            // The sandbox as each call found it, for the script to lay
+            // down; without the copies, the script says it runs as left.
+            let written = sandbox.write_states(&kept::states(&report.steps));
+            kept::keep_states(&mut report.steps, &written.unwrap_or_default());
             kept::keep(sandbox.root(), &case.id, &mut report.steps);
             sandbox.keep();
             report.sandbox = Some(sandbox.root().to_path_buf());

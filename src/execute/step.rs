@@ -568,7 +568,7 @@ pub(super) fn step_report(
         name,
         args: inv.args.clone(),
         command: repro::command_line(inv, stdin_file),
-        reproduction: Some(repro::Reproduction::of(inv, stdin_file)),
+        reproduction: Some(repro::Reproduction::of(inv, stdin_file, outcome.before)),
         reproduce: None,
         printed: repro::Printed::of(outcome),
         exit_code: outcome.exit_code(),

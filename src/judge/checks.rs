@@ -414,12 +414,13 @@ fn check_stdout(
             None => {
                 let violations = ctx.schemas.violations(schema, &json);
                 if !violations.is_empty() {
-                    findings.push(schema_finding(
-                        Severity::Failure,
-                        schema,
-                        &violations,
-                        &json,
-                    ));
+                    let finding = schema_finding(Severity::Failure, schema, &violations, &json);
+                    // A time the host refuses is the plugin's own making
+                    // (its clock's layout), whatever payload it was sent.
+                    findings.push(match ctx.schemas.refuses_a_time(schema, &json) {
+                        true => finding.rests_on(Evidence::OwnAnswers),
+                        false => finding,
+                    });
                     return Some(json);
                 }
             }

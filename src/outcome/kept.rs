@@ -16,6 +16,30 @@ pub fn release(steps: &mut [StepReport]) {
     }
 }
 
+/// The copies of the sandbox the steps' reproductions lay down again (see
+/// `running::journal`), each once, in order.
+pub fn states(steps: &[StepReport]) -> Vec<usize> {
+    let mut numbers: Vec<usize> = steps
+        .iter()
+        .filter_map(|s| s.reproduction.as_ref()?.state)
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
+/// Forgets the copies other than `written` (they could not be written):
+/// the script runs those invocations in the sandbox as the case left it.
+pub fn keep_states(steps: &mut [StepReport], written: &[usize]) {
+    for step in steps {
+        if let Some(reproduction) = &mut step.reproduction
+            && reproduction.state.is_some_and(|k| !written.contains(&k))
+        {
+            reproduction.state = None;
+        }
+    }
+}
+
 /// Writes the case's steps into `<sandbox>/reproduce.sh` and gives each
 /// step that ran the plugin its one-line reproduce command (see
 /// [`script_command`]). Steps without an invocation get none; should the

@@ -42,11 +42,16 @@ pub struct Reproduction {
     pub timeout: Duration,
     /// Whether the plugin ran confined (see [`crate::running::confine`]).
     pub confined: bool,
+    /// The copy of the sandbox as the call found it (`before/N/` of a kept
+    /// sandbox, see [`crate::running::journal`]), laid down again before the
+    /// rerun; `None`: the sandbox as the case left it.
+    pub state: Option<usize>,
 }
 
 impl Reproduction {
-    /// The reproduction of `inv`, whose stdin is saved to `stdin_file` (if any).
-    pub fn of(inv: &Invocation, stdin_file: Option<&Path>) -> Reproduction {
+    /// The reproduction of `inv`, whose stdin is saved to `stdin_file` (if
+    /// any), in the sandbox as the call found it (copy `state`).
+    pub fn of(inv: &Invocation, stdin_file: Option<&Path>, state: Option<usize>) -> Reproduction {
         Reproduction {
             program: inv.program.clone(),
             args: inv.args.clone(),
@@ -57,6 +62,7 @@ impl Reproduction {
             stdin_file: inv.stdin.as_ref().and(stdin_file).map(Path::to_path_buf),
             timeout: inv.timeout,
             confined: inv.confine.is_some(),
+            state,
         }
     }
 
@@ -80,7 +86,7 @@ impl Reproduction {
 
 /// A POSIX shell command line reproducing `inv`.
 pub fn command_line(inv: &Invocation, stdin_file: Option<&Path>) -> String {
-    line_of(&Reproduction::of(inv, stdin_file))
+    line_of(&Reproduction::of(inv, stdin_file, None))
 }
 
 /// A POSIX shell command line reproducing a [`Reproduction`]: `cd DIR && env -u
@@ -173,7 +179,10 @@ pub fn write_script(path: &Path, text: &str) -> io::Result<()> {
 pub fn script(case_id: &str, steps: &[Numbered]) -> String {
     let mut out = String::new();
     header(&mut out, case_id, steps);
-    out.push_str("case \"${1:-}\" in\n");
+    if steps.iter().any(|s| s.reproduction.state.is_some()) {
+        out.push_str(LAY_DOWN);
+    }
+    out.push_str("number=${1:-}\nas_left=${2:-}\nstate=\ncase \"$number\" in\n");
     for step in steps {
         branch(&mut out, step);
     }
@@ -196,6 +205,11 @@ pub fn script(case_id: &str, steps: &[Numbered]) -> String {
          # the plugin's git calls at another repository.\n\
          for name in $(env | sed -n 's/^\\(GIT_[A-Za-z0-9_]*\\)=.*/\\1/p'); do\n  \
          unset \"$name\"\ndone\n\
+         if [ -n \"$state\" ] && [ \"$as_left\" != --as-left ]; then\n  \
+         lay_down \"$state\"\n  \
+         printf '%s\\n' \"the sandbox laid down as invocation $number found it (before/$state)\" >&2\n\
+         fi\n\
+         cd \"$dir\" || exit 125\n\
          printf '+ %s\\n' \"$line\" >&2\n\
          exec \"$@\" < \"$stdin\"\n",
     );
@@ -231,7 +245,7 @@ fn header(out: &mut String, case_id: &str, steps: &[Numbered]) {
          # first on PATH (it records each call in entire-calls/ and exits 0). The rest\n\
          # of the environment is yours, as the host passes its own.\n\
          #\n\
-         # Usage: sh reproduce.sh N\n\
+         # Usage: sh reproduce.sh N [--as-left]\n\
          # It prints the command on stderr first, one line starting with \"+ \", then\n\
          # runs the plugin; the exit code is the plugin's. What the plugin printed\n\
          # under agent-conform is in output/N.stdout and output/N.stderr (small\n\
@@ -252,17 +266,55 @@ fn header(out: &mut String, case_id: &str, steps: &[Numbered]) {
     let _ = writeln!(
         out,
         "# agent-conform stopped an invocation at its deadline ({} s); here there is\n\
-         # none. The sandbox holds what the whole case left behind: an invocation\n\
-         # that depends on earlier ones finds their effects already made.\n\
-         #\n\
-         # Invocations:",
+         # none.",
         deadline.as_secs_f64()
     );
+    let all = steps.iter().all(|s| s.reproduction.state.is_some());
+    let some = steps.iter().any(|s| s.reproduction.state.is_some());
+    out.push_str(match (all, some) {
+        (true, _) => {
+            "# Before it runs invocation N, the script lays the sandbox down as that\n\
+             # invocation found it (the copy in before/K/; an answer another case's call\n\
+             # gave this case too): the repository, HOME, the scratch directories and\n\
+             # the stand-in's record, nothing of the later invocations. `sh reproduce.sh\n\
+             # N --as-left` runs it in the sandbox as it is now instead.\n"
+        }
+        (false, true) => {
+            "# Before it runs invocation N, the script lays the sandbox down as that\n\
+             # invocation found it (the copy in before/K/), where a copy was kept (not\n\
+             # past 64 MiB of copies); the others run in the sandbox as the case left\n\
+             # it. `sh reproduce.sh N --as-left` runs one in the sandbox as it is now.\n"
+        }
+        _ => {
+            "# The sandbox holds what the whole case left behind: an invocation that\n\
+             # depends on earlier ones finds their effects already made.\n"
+        }
+    });
+    out.push_str("#\n# Invocations:\n");
     for step in steps {
         let _ = writeln!(out, "#   {}", listing(step));
     }
     out.push('\n');
 }
+
+/// The script's function that lays the sandbox down as a copy holds it
+/// (`before/N/`, see [`crate::running::journal`]): every entry of the
+/// sandbox but the script's own record removed, then the copy's tree laid
+/// down with its permissions and times.
+const LAY_DOWN: &str = "\
+# lay_down N: the sandbox as invocation N's copy holds it (before/N/): every\n\
+# entry but this script and its record (before/, output/, stdin/) removed,\n\
+# then the copy's tree laid down with its permissions and times.\n\
+root=$(cd \"$(dirname \"$0\")\" && pwd -P) || exit 125\n\
+lay_down() {\n  \
+  for entry in \"$root\"/* \"$root\"/.[!.]* \"$root\"/..?*; do\n    \
+    [ -e \"$entry\" ] || [ -h \"$entry\" ] || continue\n    \
+    case \"${entry##*/}\" in before|output|stdin|reproduce.sh) continue ;; esac\n    \
+    [ -h \"$entry\" ] || chmod -R u+w \"$entry\" 2>/dev/null\n    \
+    rm -rf \"$entry\" || exit 125\n  \
+  done\n  \
+  cp -PpR \"$root/before/$1/.\" \"$root/\" || exit 125\n\
+}\n\n";
 
 /// `N  name: args`, on one line.
 fn listing(step: &Numbered) -> String {
@@ -274,16 +326,15 @@ fn listing(step: &Numbered) -> String {
 fn branch(out: &mut String, step: &Numbered) {
     let reproduction = step.reproduction;
     let _ = writeln!(out, "{})", step.number);
-    let _ = writeln!(
-        out,
-        "  cd {} || exit 125",
-        quote(&reproduction.cwd.to_string_lossy())
-    );
+    let _ = writeln!(out, "  dir={}", quote(&reproduction.cwd.to_string_lossy()));
     if let Some(dir) = &reproduction.path_first {
         let _ = writeln!(out, "  export PATH={}", path_first(dir));
     }
     for (key, value) in &reproduction.env {
         let _ = writeln!(out, "  export {key}={}", quote(&value.to_string_lossy()));
+    }
+    if let Some(state) = reproduction.state {
+        let _ = writeln!(out, "  state={state}");
     }
     let _ = writeln!(out, "  stdin={}", reproduction.stdin());
     let _ = writeln!(out, "  line={}", quote(&line_of(reproduction)));

@@ -97,9 +97,18 @@ pub struct Guard {
     /// The bytes used on the sandbox's file system when the sandbox was last
     /// walked (lowered when that use falls): shared by the sandbox's calls.
     pub measured: Arc<AtomicU64>,
+    /// The copies of the sandbox as each call found it (see
+    /// [`crate::running::journal`]), shared by the sandbox's calls.
+    pub journal: Arc<std::sync::Mutex<crate::running::journal::Journal>>,
 }
 
 impl Guard {
+    /// Copies the sandbox as the call is about to find it; the copy's
+    /// number (see [`crate::running::journal::Journal::record`]).
+    pub fn record(&self) -> Option<usize> {
+        self.journal.lock().ok()?.record(&self.root)
+    }
+
     /// Whether the sandbox went over the limit during a call. Walking a
     /// sandbox costs about 0.1 ms (a dozen directories), as much as half of
     /// what the harness adds to a call; so it is walked only when its file

@@ -6,6 +6,7 @@ pub mod bounds;
 pub mod confine;
 pub mod depot;
 pub mod interrupt;
+pub mod journal;
 #[cfg(target_os = "linux")]
 pub(crate) mod polled;
 pub mod rerun;

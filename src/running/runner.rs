@@ -171,6 +171,9 @@ pub struct Outcome {
     pub lingering: Vec<Lingering>,
     /// The call's subcommand (its first argument), for messages.
     pub subcommand: Option<String>,
+    /// The number of the copy of the sandbox as the call found it (see
+    /// [`crate::running::journal`]), for its reproduce script.
+    pub before: Option<usize>,
 }
 
 impl Outcome {
@@ -191,6 +194,7 @@ impl Outcome {
             oversize: None,
             lingering: Vec::new(),
             subcommand: None,
+            before: None,
         }
     }
 

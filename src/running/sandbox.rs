@@ -61,6 +61,8 @@ pub struct Sandbox {
     measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The kind of git work tree the repository is.
     work_tree: WorkTree,
+    /// The sandbox as each call found it (see [`crate::running::journal`]).
+    journal: std::sync::Arc<std::sync::Mutex<crate::running::journal::Journal>>,
 }
 
 impl Sandbox {
@@ -85,6 +87,7 @@ impl Sandbox {
             confinement: None,
             measured: Default::default(),
             work_tree,
+            journal: Default::default(),
         };
         interrupt::track_sandbox(&sandbox.root, &entry);
         sandbox.populate()?;
@@ -98,6 +101,9 @@ impl Sandbox {
     /// (see `execute::answers`). Its confinement stays, since the root
     /// stays.
     pub fn renew(&self) -> io::Result<()> {
+        if let Ok(mut journal) = self.journal.lock() {
+            journal.clear();
+        }
         for entry in fs::read_dir(&self.root)? {
             remove(&entry?.path())?;
         }
@@ -108,6 +114,24 @@ impl Sandbox {
     /// [`crate::running::state`]).
     pub fn state(&self) -> io::Result<u64> {
         crate::running::state::print(&self.root)
+    }
+
+    /// Copies the sandbox as a call finds it now (an answer shared with
+    /// this case, made in another's sandbox in the same state); the copy's
+    /// number (see [`crate::running::journal`]).
+    pub fn record_state(&self) -> Option<usize> {
+        self.journal.lock().ok()?.record(&self.root)
+    }
+
+    /// Writes the copies `numbers` into the sandbox's `before/N/`; the
+    /// numbers written whole.
+    pub fn write_states(&self, numbers: &[usize]) -> io::Result<Vec<usize>> {
+        let journal = self
+            .journal
+            .lock()
+            .map_err(|_| io::Error::other("the copies were poisoned"))?;
+        let dir = self.root.join(crate::running::journal::DIR);
+        journal.write(numbers, &self.root, &dir)
     }
 
     /// A copy of the sandbox's tree (see [`crate::running::state::Tree`]).
@@ -187,6 +211,7 @@ impl Sandbox {
             root: self.root.clone(),
             max_write,
             measured: self.measured.clone(),
+            journal: self.journal.clone(),
         }
     }
 

@@ -121,6 +121,20 @@ impl Schemas {
     }
 }
 
+impl Schemas {
+    /// Whether `instance` holds a time the host's Go refuses where schema
+    /// `name` has one (a `date-time`): the answer's own shape, made by the
+    /// plugin's clock whatever it was sent.
+    pub fn refuses_a_time(&self, name: &str, instance: &Value) -> bool {
+        self.compiled.get(name).is_some_and(|validator| {
+            validator.iter_errors(instance).any(|err| {
+                matches!(err.kind(), jsonschema::error::ValidationErrorKind::Format { format }
+                    if format == "date-time")
+            })
+        })
+    }
+}
+
 /// Why a time is not one, as Go's parser says (after a failed
 /// `date-time`); nothing for every other violation.
 fn why_not(err: &jsonschema::ValidationError<'_>) -> String {

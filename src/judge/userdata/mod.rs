@@ -395,13 +395,12 @@ impl UserData {
             return Vec::new();
         }
         let repo = sandbox.repo().display().to_string();
+        let home = sandbox.home();
         let (agents, others): (Vec<String>, Vec<String>) =
             left.iter().map(|s| s.to_string()).partition(|rel| {
-                agents_own_file(
-                    rel,
-                    &fs::read(sandbox.root().join(rel)).unwrap_or_default(),
-                    &repo,
-                )
+                let path = sandbox.root().join(rel);
+                path.starts_with(&home)
+                    && agents_own_file(rel, &fs::read(&path).unwrap_or_default(), &repo)
             });
         let mut findings = Vec::new();
         if !others.is_empty() {
@@ -551,10 +550,26 @@ fn harness_problem(path: &Path, err: &std::io::Error) -> Finding {
 /// creates nothing there, and the empty HOME here made it.
 fn agents_own_file(rel: &str, bytes: &[u8], repo: &str) -> bool {
     let text = String::from_utf8_lossy(bytes);
-    rel.starts_with("home/")
-        && !mentions_entire(rel)
-        && !text.contains(HOOK_MARK.trim_end())
-        && !text.contains(repo)
+    !mentions_entire(rel) && !text.contains(HOOK_MARK.trim_end()) && !mentions_path(&text, repo)
+}
+
+/// Whether `text` holds `path` as written, or as JSON writers that escape
+/// every letter past ASCII write it (`Caf\u00e9`, Python's default).
+fn mentions_path(text: &str, path: &str) -> bool {
+    let escaped: String = path
+        .chars()
+        .map(|c| match c.is_ascii() {
+            true => c.to_string(),
+            false => {
+                let mut units = [0u16; 2];
+                c.encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
+                    .collect()
+            }
+        })
+        .collect();
+    text.contains(path) || text.contains(&escaped)
 }
 
 fn mentions_entire(rel: &str) -> bool {
@@ -666,6 +681,20 @@ fn hash_file(path: &Path) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_path_is_found_as_written_and_escaped_past_ascii() {
+        let path = "/s/Café projects/repo";
+        assert!(super::mentions_path(
+            r#"{"p": "/s/Café projects/repo"}"#,
+            path
+        ));
+        assert!(super::mentions_path(
+            r#"{"p": "/s/Caf\u00e9 projects/repo"}"#,
+            path
+        ));
+        assert!(!super::mentions_path(r#"{"p": "/s/other"}"#, path));
+    }
+
     use super::*;
     use crate::host::Severity;
 

@@ -21,8 +21,18 @@ use crate::running::bounds;
 use crate::running::confine;
 use crate::running::interrupt;
 
-/// Runs one invocation to completion (or to its deadline).
+/// Runs one invocation to completion (or to its deadline). A call in a
+/// sandbox first has the sandbox copied as it finds it (see
+/// [`crate::running::journal`]), outside its time.
 pub fn run(inv: &Invocation) -> Outcome {
+    let before = inv.guard.as_ref().and_then(bounds::Guard::record);
+    let mut outcome = call(inv);
+    outcome.before = before;
+    outcome
+}
+
+/// [`run`], the call itself.
+fn call(inv: &Invocation) -> Outcome {
     let start = Instant::now();
     let Some(entry) = interrupt::Entry::enter() else {
         return spawn_failure(inv, io::Error::other("the run was interrupted"), start);
@@ -100,6 +110,7 @@ pub fn run(inv: &Invocation) -> Outcome {
         stderr: stderr.bytes,
         pipes_held_open: held_open,
         elapsed: start.elapsed(),
+        before: None,
     }
 }
 
