@@ -264,6 +264,36 @@ fn several_plugins_take_only_their_own_cases() {
         "{:?}",
         ids(1)
     );
+    // The samples are a plugin's own too, in either order: the round trip
+    // of one plugin's samples never gets another's, nor loses its own to
+    // the other's having none.
+    for reversed in [false, true] {
+        let mut order = plugins.to_vec();
+        if reversed {
+            order.reverse();
+        }
+        let args = ["--only", "core.chunk.own-samples", "--cases", &own];
+        let run = common::run_json_many(&order, &args, &[]);
+        let (reference, wild) = if reversed { (1, 0) } else { (0, 1) };
+        let outcome = |k: usize| {
+            run.report["plugins"][k]["cases"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["id"] == "core.chunk.own-samples")
+                .map(|c| c["outcome"]["kind"].clone())
+        };
+        assert_ne!(
+            outcome(reference),
+            Some(serde_json::json!("skipped")),
+            "reversed {reversed}"
+        );
+        assert_eq!(
+            outcome(wild),
+            Some(serde_json::json!("skipped")),
+            "reversed {reversed}"
+        );
+    }
     let plain = common::root().join("reference-plugin/conformance");
     let out = common::harness()
         .arg("--cases")

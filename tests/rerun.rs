@@ -74,3 +74,28 @@ fn reruns_what_failed_then_nothing() {
     assert!(ids.is_empty(), "{ids:?}");
     assert!(stderr.contains("nothing to rerun"), "{stderr}");
 }
+
+/// A failed case of the plugin's own cases is rerun only with them: a rerun
+/// without them would leave it out in silence and pass, so it is refused,
+/// naming the case.
+#[test]
+fn a_failed_case_whose_file_is_not_given_again_is_named() {
+    let cache = tempfile::tempdir().expect("a cache directory");
+    let own = common::root().join("reference-plugin/conformance");
+    let own = own.display().to_string();
+    let fault = Some("detect-never-present");
+    let only = ["--only", "reference.detect.*", "--cases", &own];
+    let (code, _, stderr) = run(cache.path(), fault, &only);
+    assert_eq!(code, 1, "{stderr}");
+    let (code, ids, stderr) = run(cache.path(), fault, &["--rerun-failed"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(ids.is_empty(), "{ids:?}");
+    assert!(stderr.contains("reference.detect.present"), "{stderr}");
+    assert!(stderr.contains("--cases"), "{stderr}");
+    let (code, ids, stderr) = run(cache.path(), fault, &["--rerun-failed", "--cases", &own]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        ids.contains(&"reference.detect.present".to_string()),
+        "{ids:?}"
+    );
+}

@@ -115,6 +115,8 @@ struct Run<'a> {
     breaker: Breaker,
     /// The generated round-trip inputs, made once.
     corpora: &'a property::Corpora,
+    /// This plugin's own samples as round-trip inputs, made once.
+    own_samples: property::OwnSamples,
     /// What the host can reach of this plugin, known after the gate.
     reach: crate::host::reach::Reach,
     /// How the plugin answers a subcommand that cannot exist, asked once

@@ -75,7 +75,7 @@ impl Run<'_> {
         let inputs: Vec<(String, Input)> = match corpus {
             RoundTripCorpus::Jsonl => self.corpora.get(Corpus::Jsonl).to_vec(),
             RoundTripCorpus::Bytes => self.corpora.get(Corpus::Bytes).to_vec(),
-            RoundTripCorpus::Samples => self.corpora.samples(self.samples).to_vec(),
+            RoundTripCorpus::Samples => self.own_samples.get(self.samples).to_vec(),
             RoundTripCorpus::Fixtures => fixtures
                 .iter()
                 .filter_map(|name| Some(own_input("fixture", name, self.fixtures.get(name)?)))
@@ -137,16 +137,31 @@ impl Run<'_> {
     }
 }
 
-/// The round-trip inputs of a run that do not depend on the case: the
-/// generated corpora and the plugin's own samples. Each is made once, by the
-/// first round trip that needs it or by [`Corpora::warm`] while the gate
-/// runs, and shared by the units of every case that uses it (an input's
-/// bytes are shared, not copied).
+/// The round-trip inputs of a run that depend neither on the case nor on
+/// the plugin: the generated corpora, shared by every plugin of the run.
+/// Each is made once, by the first round trip that needs it or by
+/// [`Corpora::warm`] while the gate runs, and shared by the units of every
+/// case that uses it (an input's bytes are shared, not copied). A plugin's
+/// own samples are its run's ([`OwnSamples`]): another plugin of the same
+/// run never gets them.
 pub(super) struct Corpora {
     seed: u64,
     jsonl: OnceLock<Vec<(String, Input)>>,
     bytes: OnceLock<Vec<(String, Input)>>,
-    samples: OnceLock<Vec<(String, Input)>>,
+}
+
+/// One plugin's own samples as round-trip inputs, made once for its run.
+#[derive(Default)]
+pub(super) struct OwnSamples(OnceLock<Vec<(String, Input)>>);
+
+impl OwnSamples {
+    /// The plugin's samples as inputs (the same samples throughout its run).
+    pub(super) fn get(&self, samples: &[Sample]) -> &[(String, Input)] {
+        self.0.get_or_init(|| {
+            let input = |s: &Sample| own_input("sample", &s.name, &s.bytes);
+            samples.iter().map(input).collect()
+        })
+    }
 }
 
 impl Corpora {
@@ -156,16 +171,7 @@ impl Corpora {
             seed,
             jsonl: OnceLock::new(),
             bytes: OnceLock::new(),
-            samples: OnceLock::new(),
         }
-    }
-
-    /// The plugin's samples as inputs (the same samples throughout a run).
-    pub(super) fn samples(&self, samples: &[Sample]) -> &[(String, Input)] {
-        self.samples.get_or_init(|| {
-            let input = |s: &Sample| own_input("sample", &s.name, &s.bytes);
-            samples.iter().map(input).collect()
-        })
     }
 
     /// The inputs of `corpus`, labelled with the seed and their shape.

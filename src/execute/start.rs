@@ -41,6 +41,7 @@ impl<'a> Run<'a> {
             info_elapsed: Duration::ZERO,
             breaker: Breaker::new(options.fail_fast),
             corpora,
+            own_samples: Default::default(),
             reach: Default::default(),
             unknown: None,
             env: &suite.env,

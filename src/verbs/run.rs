@@ -49,6 +49,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
         false => None,
     };
     if let Some(record) = &rerun {
+        unknown_failed(&suites[0], record)?;
         // The failed run's inputs and allowances, unless given again.
         args.seed = args.seed.or(record.seed);
         for allow in &record.allow {
@@ -191,6 +192,29 @@ fn last_run(plugins: &[PathBuf]) -> Result<crate::running::rerun::Record, UsageE
             "run it once without --rerun-failed",
         )
     })
+}
+
+/// `--rerun-failed`: every case that did not pass when it last ran must be
+/// in this run's suite; one that is not (its case file not given again)
+/// would be left out in silence, and a rerun that passes would say nothing
+/// failed. A usage error that names them.
+fn unknown_failed(suite: &Suite, record: &crate::running::rerun::Record) -> Result<(), UsageError> {
+    let missing: Vec<&str> = record
+        .ids
+        .iter()
+        .filter(|id| !suite.cases.iter().any(|c| &c.id == *id))
+        .map(String::as_str)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(UsageError::new(
+        format!(
+            "--rerun-failed: the last run's case(s) {} that did not pass are not in this run's cases",
+            missing.join(", ")
+        ),
+        "give the --cases directories that run had (their case files define them)",
+    ))
 }
 
 /// `--rerun-failed`: keeps the cases (and the gate) that did not pass when
