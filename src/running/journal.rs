@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use super::state::{link, permissions as mode, set_permissions as set_mode};
+
 /// Entries at the top of a sandbox that are the harness's record of the
 /// case, written when it is kept, never part of what a call found.
 pub const OWN_ENTRIES: &[&str] = &["before", "output", "stdin", "reproduce.sh"];
@@ -315,40 +317,6 @@ fn stamp_of(meta: &fs::Metadata) -> Stamp {
         changed: 0,
         inode: 0,
     }
-}
-
-#[cfg(unix)]
-fn mode(meta: &fs::Metadata) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode()
-}
-
-#[cfg(not(unix))]
-fn mode(meta: &fs::Metadata) -> u32 {
-    u32::from(meta.permissions().readonly())
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(path: &Path, readonly: u32) -> io::Result<()> {
-    let mut permissions = fs::metadata(path)?.permissions();
-    permissions.set_readonly(readonly != 0);
-    fs::set_permissions(path, permissions)
-}
-
-#[cfg(unix)]
-fn link(target: &Path, path: &Path) -> io::Result<()> {
-    std::os::unix::fs::symlink(target, path)
-}
-
-#[cfg(not(unix))]
-fn link(_target: &Path, _path: &Path) -> io::Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

@@ -48,13 +48,13 @@ fn walk(dir: &Path, rel: &Path, hasher: &mut DefaultHasher) -> io::Result<()> {
 }
 
 #[cfg(unix)]
-fn permissions(meta: &fs::Metadata) -> u32 {
+pub(super) fn permissions(meta: &fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode()
 }
 
 #[cfg(not(unix))]
-fn permissions(meta: &fs::Metadata) -> u32 {
+pub(super) fn permissions(meta: &fs::Metadata) -> u32 {
     u32::from(meta.permissions().readonly())
 }
 
@@ -172,24 +172,24 @@ impl Tree {
 }
 
 #[cfg(unix)]
-fn set_permissions(path: &Path, mode: u32) -> io::Result<()> {
+pub(super) fn set_permissions(path: &Path, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
 }
 
 #[cfg(not(unix))]
-fn set_permissions(path: &Path, readonly: u32) -> io::Result<()> {
+pub(super) fn set_permissions(path: &Path, readonly: u32) -> io::Result<()> {
     let mut permissions = fs::metadata(path)?.permissions();
     permissions.set_readonly(readonly != 0);
     fs::set_permissions(path, permissions)
 }
 
 #[cfg(unix)]
-fn link(target: &Path, path: &Path) -> io::Result<()> {
+pub(super) fn link(target: &Path, path: &Path) -> io::Result<()> {
     std::os::unix::fs::symlink(target, path)
 }
 
 #[cfg(not(unix))]
-fn link(_target: &Path, _path: &Path) -> io::Result<()> {
+pub(super) fn link(_target: &Path, _path: &Path) -> io::Result<()> {
     Err(io::Error::other("symbolic links are not laid down here"))
 }
