@@ -227,18 +227,25 @@ fn the_printed_reproduce_line_reruns_a_failed_step_exactly() {
             let what = format!("{fault}: {line}");
             assert_eq!(rerun.status.code(), step.exit_code, "{what}: exit code");
             assert_eq!(rerun.stdout, recorded_out, "{what}: stdout");
-            // The command first, on one line, then the plugin's stderr.
+            // The copy of the sandbox it laid down, then the command on
+            // one line, then the plugin's stderr.
+            let stderr = match rerun
+                .stderr
+                .strip_prefix(b"the sandbox laid down as invocation ")
+            {
+                Some(rest) => {
+                    let end = rest.iter().position(|b| *b == b'\n').map_or(0, |n| n + 1);
+                    &rest[end..]
+                }
+                None => &rerun.stderr[..],
+            };
             let printed = format!("+ {}\n", step.command).into_bytes();
             assert!(
-                rerun.stderr.starts_with(&printed),
+                stderr.starts_with(&printed),
                 "{what}: the command is printed first:\n{}",
                 String::from_utf8_lossy(&rerun.stderr)
             );
-            assert_eq!(
-                rerun.stderr[printed.len()..],
-                recorded_err,
-                "{what}: stderr"
-            );
+            assert_eq!(stderr[printed.len()..], recorded_err, "{what}: stderr");
         }
     }
 }

@@ -246,8 +246,8 @@ fn header(out: &mut String, case_id: &str, steps: &[Numbered]) {
          # of the environment is yours, as the host passes its own.\n\
          #\n\
          # Usage: sh reproduce.sh N [--as-left]\n\
-         # It prints the command on stderr first, one line starting with \"+ \", then\n\
-         # runs the plugin; the exit code is the plugin's. What the plugin printed\n\
+         # It says on stderr which copy of the sandbox it laid down (below), prints\n\
+         # the command, one line starting with \"+ \", then runs the plugin; the exit code is the plugin's. What the plugin printed\n\
          # under agent-conform is in output/N.stdout and output/N.stderr (small\n\
          # outputs only), to compare.\n\
          #",

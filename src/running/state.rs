@@ -6,7 +6,11 @@
 //! stand-in and the calls it recorded): its path, its kind, its
 //! permissions, and a file's bytes or a link's target. Times are left
 //! out: a renewed sandbox holds the same tree at other times, and a call
-//! that writes changes the bytes or the entries, which the print sees. Two
+//! that writes changes the bytes or the entries, which the print sees. A
+//! file of megabytes (the harness's lengthened transcript) that changed
+//! more than a clock tick ago is printed by its size, inode and times
+//! instead of its bytes: any write changes its times, and it is not read
+//! again before every shared call of a case. Two
 //! sandboxes at one path with the same print hold the same files, so a
 //! call with the same command line, environment and stdin sees the same
 //! thing in both.
@@ -19,12 +23,30 @@ use std::path::Path;
 /// The print of the tree under `root` (see the module).
 pub fn print(root: &Path) -> io::Result<u64> {
     let mut hasher = DefaultHasher::new();
-    walk(root, Path::new(""), &mut hasher)?;
+    let settled = std::time::SystemTime::now().checked_sub(RACY);
+    walk(root, Path::new(""), settled, &mut hasher)?;
     Ok(hasher.finish())
 }
 
+/// A file past this size (a transcript of megabytes the harness wrote for
+/// the long-lines calls) is printed by its identity, not its bytes, once
+/// it has settled: reading and hashing megabytes before every shared call
+/// of the later passes was most of a run's own time.
+const LARGE: u64 = 1 << 20;
+
+/// How long ago a file must have changed for its identity to stand for its
+/// bytes: coarser than any file system's clock tick (one changed within
+/// the same tick may keep its times), as git treats its index's "racy"
+/// entries.
+const RACY: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Hashes the entries of `dir` (`rel` under the root), in name order.
-fn walk(dir: &Path, rel: &Path, hasher: &mut DefaultHasher) -> io::Result<()> {
+fn walk(
+    dir: &Path,
+    rel: &Path,
+    settled: Option<std::time::SystemTime>,
+    hasher: &mut DefaultHasher,
+) -> io::Result<()> {
     let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(fs::DirEntry::file_name);
     for entry in entries {
@@ -38,13 +60,40 @@ fn walk(dir: &Path, rel: &Path, hasher: &mut DefaultHasher) -> io::Result<()> {
             fs::read_link(&path)?.hash(hasher);
         } else if meta.is_dir() {
             1u8.hash(hasher);
-            walk(&path, &name, hasher)?;
+            walk(&path, &name, settled, hasher)?;
+        } else if let Some(identity) = identity(&meta, settled) {
+            3u8.hash(hasher);
+            identity.hash(hasher);
         } else {
             2u8.hash(hasher);
             fs::read(&path)?.hash(hasher);
         }
     }
     Ok(())
+}
+
+/// A large file's identity (its size, inode and times), when it changed
+/// before `settled`: any write changes its times, and a renewed sandbox's
+/// file is another inode, so an equal identity is the same bytes.
+#[cfg(unix)]
+fn identity(meta: &fs::Metadata, settled: Option<std::time::SystemTime>) -> Option<[i64; 6]> {
+    use std::os::unix::fs::MetadataExt;
+    let old = meta.modified().ok()? < settled?;
+    (meta.len() > LARGE && old).then(|| {
+        [
+            meta.size() as i64,
+            meta.ino() as i64,
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec(),
+        ]
+    })
+}
+
+#[cfg(not(unix))]
+fn identity(_meta: &fs::Metadata, _settled: Option<std::time::SystemTime>) -> Option<[i64; 6]> {
+    None
 }
 
 #[cfg(unix)]
@@ -74,6 +123,23 @@ mod tests {
         assert_ne!(print(dir.path()).expect("printed"), first);
         std::fs::write(&file, b"one").expect("back");
         std::fs::create_dir(dir.path().join("b")).expect("a new directory");
+        assert_ne!(print(dir.path()).expect("printed"), first);
+    }
+
+    #[test]
+    fn a_settled_large_file_prints_by_identity_and_any_write_shows() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = dir.path().join("long.jsonl");
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let write = |byte: u8| {
+            std::fs::write(&file, vec![byte; 2 << 20]).expect("written");
+            let opened = std::fs::File::options().write(true).open(&file);
+            opened.and_then(|f| f.set_modified(old)).expect("dated");
+        };
+        write(b'x');
+        let first = print(dir.path()).expect("printed");
+        assert_eq!(print(dir.path()).expect("printed"), first);
+        write(b'y');
         assert_ne!(print(dir.path()).expect("printed"), first);
     }
 
