@@ -13,6 +13,7 @@
 mod common;
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
@@ -71,12 +72,17 @@ fn normalize(value: Value, replacements: &[(String, String)]) -> Value {
 /// see `src/running/runs.rs`): the folder is dropped, as plain and as mangled
 /// path, so that `<sandboxes>/<run>/<sandbox>` reads `<sandboxes>/<sandbox>`.
 fn run_folders(text: &str) -> String {
-    let plain =
+    // Compiled once: a report holds thousands of strings, and compiling
+    // three expressions for each was most of this test's time.
+    static PLAIN: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(r#"<sandboxes>/(?:agent-conform-runs/)?[^/\s"']+-\d{8}-\d{6}-\d+/"#)
-            .expect("a regex");
-    let mangled =
+            .expect("a regex")
+    });
+    static MANGLED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(r#"<sandboxes>-(?:agent-conform-runs-)?[^/\s"']*?-\d{8}-\d{6}-\d+-"#)
-            .expect("a regex");
+            .expect("a regex")
+    });
+    let (plain, mangled) = (&*PLAIN, &*MANGLED);
     let text = plain.replace_all(text, "<sandboxes>/");
     mangled.replace_all(&text, "<sandboxes>-").into_owned()
 }
@@ -104,8 +110,10 @@ fn sandbox_names(text: &str) -> String {
 /// stand before the repository's (`-Caf---projects-repo`: `Café projects/repo`
 /// with every other character a `-`).
 fn random_suffixes(text: &str) -> String {
-    let suffix = regex::Regex::new(r"-[A-Za-z0-9]{6}-Caf-+projects-repo").expect("a regex");
-    suffix
+    static SUFFIX: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"-[A-Za-z0-9]{6}-Caf-+projects-repo").expect("a regex")
+    });
+    SUFFIX
         .replace_all(text, "-<random>-Caf---projects-repo")
         .into_owned()
 }
