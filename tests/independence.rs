@@ -116,7 +116,7 @@ fn findings(case: &Value) -> impl Iterator<Item = Value> {
 /// plugin takes the case at `turn` modulo their number).
 fn to_run_alone(full: &BTreeMap<String, String>, turn: usize) -> Vec<String> {
     let passing = PASSING_ALONE[turn % PASSING_ALONE.len()];
-    let notes = turn % 2 == 0;
+    let notes = turn.is_multiple_of(2);
     full.iter()
         .filter(|(id, kind)| match kind.as_str() {
             "failed" | "warning" | SAID_ELSEWHERE | VARIABLE => true,
