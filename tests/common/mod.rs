@@ -102,9 +102,7 @@ impl Run {
 /// python3` and use only the standard library; where `python3` is a
 /// version manager's shim (pyenv), every call pays for the shim, and the
 /// site module runs every `.pth` file of site-packages (one of this
-/// machine's imports certifi), and modules are compiled anew each call
-/// where the environment forbids caching them: together most of a Python
-/// call's time, and
+/// machine's imports certifi): together most of a Python call's time, and
 /// the Python test plugins make most of the suite's calls. The same
 /// interpreter does the same work faster.
 pub fn fast_python_path() -> &'static str {
@@ -124,20 +122,7 @@ pub fn fast_python_path() -> &'static str {
         let link = dir.join("python3");
         let _ = std::fs::remove_file(&link);
         let quoted = format!("'{}'", real.replace('\'', r"'\''"));
-        // The test plugins' modules (wildbase.py) compiled once, beside
-        // this wrapper, even where the environment says never to write
-        // them: a confined plugin could not write them there itself.
-        let _ = Command::new(&real)
-            .args(["-S", "-m", "compileall", "-q"])
-            .arg(root().join("tests").join("plugins"))
-            .env_remove("PYTHONDONTWRITEBYTECODE")
-            .env("PYTHONPYCACHEPREFIX", dir.join("pycache"))
-            .output();
-        let cache = format!("'{}'", dir.join("pycache").display());
-        let script = format!(
-            "#!/bin/sh\nunset PYTHONDONTWRITEBYTECODE\nexport PYTHONPYCACHEPREFIX={cache}\n\
-             exec {quoted} -S \"$@\"\n"
-        );
+        let script = format!("#!/bin/sh\nexec {quoted} -S \"$@\"\n");
         #[cfg(unix)]
         let linked = std::fs::write(&link, script).is_ok() && {
             use std::os::unix::fs::PermissionsExt;
