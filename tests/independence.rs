@@ -2,7 +2,7 @@
 //! `<name>-cases` directory when it has one, as tests/wild_*.rs run it), the
 //! whole suite runs once (the run the wild_* tests share: common::shared,
 //! seed 1), then every case that failed or warned, the notes of every
-//! other plugin, and one case that passed, run alone (`--only ID`, one invocation each, seed 1), and the outcomes must
+//! third plugin, and one case that passed, run alone (`--only ID`, one invocation each, seed 1), and the outcomes must
 //! be the same. The passing case is taken in turn from [`PASSING_ALONE`],
 //! plugin by plugin, so that each of them runs alone on a third of the
 //! plugins: `session.agent` alone makes some thirty calls, and on every
@@ -110,13 +110,13 @@ fn findings(case: &Value) -> impl Iterator<Item = Value> {
 
 /// The cases to run alone: every one that failed or warned (skipped ones
 /// excepted: a capability not declared is skipped alone too), the notes
-/// of every other plugin (a note that turns into a failure alone is rarer
+/// of every third plugin (a note that turns into a failure alone is rarer
 /// than a warning's, and the notes are most of the cases run alone), and
 /// the passing one of [`PASSING_ALONE`] whose turn it is (the `turn`-th
 /// plugin takes the case at `turn` modulo their number).
 fn to_run_alone(full: &BTreeMap<String, String>, turn: usize) -> Vec<String> {
     let passing = PASSING_ALONE[turn % PASSING_ALONE.len()];
-    let notes = turn.is_multiple_of(2);
+    let notes = turn.is_multiple_of(3);
     full.iter()
         .filter(|(id, kind)| match kind.as_str() {
             "failed" | "warning" | SAID_ELSEWHERE | VARIABLE => true,
