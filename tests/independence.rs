@@ -47,7 +47,8 @@ const SAID_ELSEWHERE: &str = "said elsewhere";
 /// is a note, or the capability's warning when no other case verifies it.
 const VARIABLE: &str = "noted for a variable the agent sets";
 
-/// How many alone runs go at once (the machine is shared: each is small).
+/// How many alone runs of one plugin go at once (the machine is shared:
+/// each is small).
 const AT_ONCE: usize = 3;
 
 /// The wild plugins, with the arguments tests/wild_*.rs give each.
@@ -136,40 +137,62 @@ fn alone(plugin: &Path, args: &[String], id: &str) -> String {
     outcomes(&run).remove(id).unwrap_or_else(|| "absent".into())
 }
 
+/// How many plugins go at once: a whole-suite run leaves a processor idle
+/// while a call waits (a hook's deadline, a sleeping plugin).
+const PLUGINS_AT_ONCE: usize = 2;
+
+/// The differences of one plugin's cases alone from its full run.
+fn differences_of(turn: usize, name: &str, plugin: &Path, args: &[String]) -> Vec<String> {
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let full = outcomes(&common::shared::shared_run(plugin, &arg_refs, &[]));
+    let ids = to_run_alone(&full, turn);
+    let next = AtomicUsize::new(0);
+    let found = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE {
+            scope.spawn(|| {
+                while let Some(id) = ids.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let got = alone(plugin, args, id);
+                    let want = &full[id];
+                    let said = want == SAID_ELSEWHERE && (got == "warning" || got == "failed");
+                    let noted = want == VARIABLE && got == "warning";
+                    if got != *want
+                        && !said
+                        && !noted
+                        && let Ok(mut found) = found.lock()
+                    {
+                        found.push(format!(
+                            "{name}: {id} is {want} in the full run, {got} alone"
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    found.into_inner().unwrap_or_default()
+}
+
 #[test]
 fn every_case_of_every_wild_plugin_gives_the_same_outcome_alone() {
-    let mut differences = Vec::new();
-    for (turn, (name, plugin, args)) in wild_plugins().into_iter().enumerate() {
-        let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let full = outcomes(&common::shared::shared_run(&plugin, &arg_refs, &[]));
-        let ids = to_run_alone(&full, turn);
-        let next = AtomicUsize::new(0);
-        let found = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..AT_ONCE {
-                scope.spawn(|| {
-                    while let Some(id) = ids.get(next.fetch_add(1, Ordering::SeqCst)) {
-                        let got = alone(&plugin, &args, id);
-                        let want = &full[id];
-                        let said = want == SAID_ELSEWHERE && (got == "warning" || got == "failed");
-                        let noted = want == VARIABLE && got == "warning";
-                        if got != *want
-                            && !said
-                            && !noted
-                            && let Ok(mut found) = found.lock()
-                        {
-                            found.push(format!(
-                                "{name}: {id} is {want} in the full run, {got} alone"
-                            ));
-                        }
+    let plugins = wild_plugins();
+    let next = AtomicUsize::new(0);
+    let differences = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..PLUGINS_AT_ONCE {
+            scope.spawn(|| {
+                while let Some(turn) = Some(next.fetch_add(1, Ordering::SeqCst))
+                    && let Some((name, plugin, args)) = plugins.get(turn)
+                {
+                    let found = differences_of(turn, name, plugin, args);
+                    if let Ok(mut all) = differences.lock() {
+                        all.extend(found);
                     }
-                });
-            }
-        });
-        let mut found = found.into_inner().unwrap_or_default();
-        found.sort();
-        differences.extend(found);
-    }
+                }
+            });
+        }
+    });
+    let mut differences = differences.into_inner().unwrap_or_default();
+    differences.sort();
     assert!(
         differences.is_empty(),
         "outcomes that depend on the other cases:\n{}",
