@@ -23,9 +23,12 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The harness under test.
+/// The harness under test, with [`fast_python_path`] for the Python test
+/// plugins (a test that sets `PATH` itself replaces it).
 pub fn harness() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_agent-conform"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-conform"));
+    cmd.env("PATH", fast_python_path());
+    cmd
 }
 
 /// The reference plugin, built with the same cargo once per `cargo test`
@@ -187,7 +190,6 @@ pub fn dead(pid: i32) -> bool {
 /// [`run_json`]).
 pub fn run_json_many(plugins: &[PathBuf], args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = harness();
-    cmd.env("PATH", fast_python_path());
     cmd.arg("--format").arg("json").args(args);
     // The sandboxes the run keeps (those of the cases that did not pass) go
     // to a directory removed after the run (where sandboxes go by default:
