@@ -22,7 +22,6 @@ use super::late_stdin::deliberate_wait;
 use super::{
     Options, Run, Slot, not_run, pool, property, run_report, sandbox_prefix, sweep_processes,
 };
-use crate::host::invocation::WorkTree;
 use crate::outcome::results::{CaseReport, RunReport};
 use crate::report::progress::Progress;
 use crate::suite::case::{Case, Suite};
@@ -218,7 +217,8 @@ fn plan(runs: &[Run], open: &[usize], cases: &[Vec<&Case>], units: &[Vec<usize>]
         }
     }
     weighted.sort_by_key(|(weight, _)| Reverse(*weight));
-    let mut plans: Vec<Vec<Option<(String, WorkTree)>>> = open.iter().map(|_| Vec::new()).collect();
+    let mut plans: Vec<Vec<Option<crate::running::depot::Order>>> =
+        open.iter().map(|_| Vec::new()).collect();
     let tasks: Vec<Task> = weighted
         .into_iter()
         .map(|(_, mut task)| {
@@ -228,7 +228,7 @@ fn plan(runs: &[Run], open: &[usize], cases: &[Vec<&Case>], units: &[Vec<usize>]
             task.local = own.len();
             own.push(
                 run.declared(case)
-                    .then(|| (sandbox_prefix(&case.id), case.work_tree)),
+                    .then(|| (sandbox_prefix(&case.id), case.work_tree, run.setting(case))),
             );
             task
         })

@@ -59,6 +59,7 @@ mod session;
 mod start;
 mod step;
 mod transcripts;
+pub mod worlds;
 
 use hosts::{outside, within};
 use start::run_report;
@@ -92,6 +93,9 @@ pub struct Options {
     /// or an input it never sends) as warnings rather than notes
     /// (`--pedantic`; see [`crate::host::protocol_only`]).
     pub pedantic: bool,
+    /// One world for every case that reads an axis (`--world`), instead
+    /// of the covering design ([`worlds`]).
+    pub world: Option<crate::suite::worlds::World>,
 }
 
 /// Shared, read-only state of a run.
@@ -131,6 +135,8 @@ struct Run<'a> {
     /// The gate's answers and sandbox, for the cases that begin as it does
     /// ([`Case::seed_key`]).
     seed: std::sync::Mutex<Option<(String, Group)>>,
+    /// The world of each case ([`worlds`]).
+    worlds: worlds::Worlds,
 }
 
 /// Runs the suite; never fails: every problem ends up in the report.
@@ -161,6 +167,7 @@ pub fn run(
         }
     };
     reports.extend(rest);
+    run.shrink(&cases, &mut reports);
     fold::fold(&mut reports);
     run.progress.done();
     run.drop_seed();
@@ -218,6 +225,8 @@ fn report_shell(case: &Case, outcome: CaseOutcome) -> CaseReport {
         steps: Vec::new(),
         sandbox: None,
         host_calls: Vec::new(),
+        world: Vec::new(),
+        shrunk: None,
         timeline: case.id.starts_with("session."),
         unverified: None,
         refused_guess: false,
@@ -245,6 +254,12 @@ impl Run<'_> {
             self.progress.finished(&case.id);
         }
         finished
+    }
+
+    /// The sandbox setting of the world `case` runs in.
+    fn setting(&self, case: &Case) -> crate::running::sandbox::Setting {
+        let axes = crate::suite::worlds::Axes::embedded();
+        worlds::setting(axes, &self.worlds.of(axes, case))
     }
 
     /// Whether the capability the case needs (if any) is declared in `info`.
@@ -293,9 +308,12 @@ impl Run<'_> {
         let held = group.as_mut().and_then(|g| g.sandbox.take());
         let taken = match held.map(|s| s.renew().map(|()| s)) {
             Some(Ok(sandbox)) => Ok(sandbox),
-            _ => self
-                .depot
-                .take(task, &sandbox_prefix(&case.id), case.work_tree),
+            _ => self.depot.take(
+                task,
+                &sandbox_prefix(&case.id),
+                case.work_tree,
+                &self.setting(case),
+            ),
         };
         let mut sandbox = match taken {
             Ok(sandbox) => sandbox,
@@ -326,6 +344,7 @@ impl Run<'_> {
         }
         let refused_guess = case.guess && guess_refused(&mut outcome, &mut state.reports);
         let mut report = report_shell(case, outcome);
+        report.world = sandbox_world(self, case);
         report.refused_guess = refused_guess;
         report.note = note;
         report.unverified = state.unverified.take();
@@ -641,6 +660,13 @@ fn conclude(state: &CaseState) -> CaseOutcome {
     }
 }
 
+/// The world case `case` ran in, named (`axis=value`, the clean room's
+/// values left out).
+fn sandbox_world(run: &Run<'_>, case: &Case) -> Vec<String> {
+    let axes = crate::suite::worlds::Axes::embedded();
+    run.worlds.of(axes, case).named(axes)
+}
+
 /// A sandbox is kept when its case did not pass, unless the case was
 /// skipped or the breaker stopped it: it then holds nothing to look at.
 fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
@@ -659,16 +685,18 @@ fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
 fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {
     let base = options.sandbox_base.clone();
     let confine = options.confine;
-    Box::new(move |prefix: &str, work_tree| {
-        let mut sandbox = Sandbox::create_in(prefix, &base, work_tree)
-            .map_err(|err| format!("could not create a sandbox: {err}"))?;
-        if confine {
-            sandbox.confine().map_err(|err| {
-                format!("could not confine the plugin: {err} (--no-confine runs without)")
-            })?;
-        }
-        Ok(sandbox)
-    })
+    Box::new(
+        move |prefix: &str, work_tree, setting: &crate::running::sandbox::Setting| {
+            let mut sandbox = Sandbox::create_in(prefix, &base, work_tree, setting)
+                .map_err(|err| format!("could not create a sandbox: {err}"))?;
+            if confine {
+                sandbox.confine().map_err(|err| {
+                    format!("could not confine the plugin: {err} (--no-confine runs without)")
+                })?;
+            }
+            Ok(sandbox)
+        },
+    )
 }
 
 /// A file-name-safe prefix for a case's sandbox directory.

@@ -51,7 +51,7 @@ impl Run<'_> {
     pub(super) fn probe_unknown(&self) -> Option<reach::Unknown> {
         let sandbox = self
             .depot
-            .take(None, "unknown-probe", WorkTree::Plain)
+            .take(None, "unknown-probe", WorkTree::Plain, &Default::default())
             .ok()?;
         let args = vec![reach::NO_SUCH_SUBCOMMAND.to_string()];
         // The harness's question, not the host's: bounded by a few of the
@@ -70,7 +70,10 @@ impl Run<'_> {
 
     /// Whether the agent's own library fires the hooks (see the module).
     fn library_hooks(&self) -> bool {
-        let Ok(sandbox) = self.depot.take(None, "reach-probe", WorkTree::Plain) else {
+        let Ok(sandbox) =
+            self.depot
+                .take(None, "reach-probe", WorkTree::Plain, &Default::default())
+        else {
             return false;
         };
         let answer = |args: &[&str]| {

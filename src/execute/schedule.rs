@@ -54,7 +54,7 @@ impl Run<'_> {
         let plan = tasks.iter().map(|(group, _)| {
             let case = cases[group[0]];
             self.declared(case)
-                .then(|| (sandbox_prefix(&case.id), case.work_tree))
+                .then(|| (sandbox_prefix(&case.id), case.work_tree, self.setting(case)))
         });
         self.depot.plan(plan.collect());
         let lenders = tasks

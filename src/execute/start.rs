@@ -47,6 +47,11 @@ impl<'a> Run<'a> {
             env: &suite.env,
             off_steps: Default::default(),
             seed: Default::default(),
+            worlds: super::worlds::Worlds::new(
+                crate::suite::worlds::Axes::embedded(),
+                &suite.cases,
+                options.world.clone(),
+            ),
         }
     }
 

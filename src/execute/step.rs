@@ -20,7 +20,7 @@ use crate::judge::checks::{self, Finding, Judged, StepContext};
 use crate::outcome::repro;
 use crate::outcome::results::StepReport;
 use crate::running::runner::{self, Invocation, Outcome, Termination};
-use crate::running::sandbox::{self, Sandbox};
+use crate::running::sandbox::Sandbox;
 use crate::suite::case::{Case, Refusal, Severity, Source, Step};
 use crate::suite::template::{Bindings, Template, expand_json};
 
@@ -34,7 +34,7 @@ impl Run<'_> {
     ) -> Invocation {
         let mut inv = Invocation::new(self.plugin.to_path_buf(), args, sandbox.repo(), timeout);
         inv.env = sandbox.env();
-        inv.env_remove = sandbox::env_remove();
+        inv.env_remove = sandbox.env_remove();
         inv.path_first = Some(sandbox.bin());
         inv.confine = sandbox.confinement().cloned();
         inv.guard = Some(sandbox.guard(self.options.max_write));
@@ -57,6 +57,7 @@ impl Run<'_> {
         let captures = BTreeMap::new();
         let bindings = Bindings {
             repo: sandbox.repo().display().to_string(),
+            cwd: sandbox.cwd().display().to_string(),
             home: sandbox.home().display().to_string(),
             tmp: sandbox.work().display().to_string(),
             info: &self.info,
@@ -126,6 +127,7 @@ impl Run<'_> {
             transcript,
             fragment_start,
             repo: sandbox.repo().display().to_string(),
+            cwd: sandbox.cwd().display().to_string(),
             home: sandbox.home().display().to_string(),
             tmp,
             info: &self.info,
@@ -378,6 +380,13 @@ impl Run<'_> {
                         .and_then(|b| serde_json::from_slice::<Value>(b.as_slice()).ok());
                     let ids = crate::judge::ids::event_ids(event, &hosts, payload.as_ref());
                     report.findings.extend(ids);
+                    crate::judge::own_payload::not_ours(
+                        &mut report.findings,
+                        report.rests_on,
+                        &inv.args,
+                        event,
+                        payload.as_ref(),
+                    );
                 }
                 let captured = capture(step, json.as_ref(), &mut state.captures);
                 // A value later steps need is missing: they cannot run.

@@ -52,18 +52,18 @@ impl Run<'_> {
             if let Err(reason) = written.and_then(|()| self.write_files(case, sandbox, state)) {
                 return (CaseOutcome::NotRun(reason), None);
             }
-            let refused = self.pass_steps(case, sandbox, state);
+            let refused = self.pass_steps(case, sandbox, state, generic);
             if state.cut.is_some() {
                 break;
             }
-            if generic && let Some(step) = refused {
+            if generic && let Some((step, upto)) = refused {
                 let have_samples = !self.samples.is_empty();
                 note = Some(generic_refused(
                     case,
                     each,
                     &step,
                     (have_samples, self.unknown.as_ref()),
-                    &mut state.reports,
+                    &mut state.reports[..upto],
                 ));
             }
         }
@@ -72,29 +72,64 @@ impl Run<'_> {
     }
 
     /// Runs the steps of one pass; returns the step at which the plugin
-    /// refused the transcript, if it did.
+    /// refused the transcript, if it did, and the number of step reports
+    /// up to that refusal.
+    ///
+    /// A refusal caps its own step alone: after the plugin refused the
+    /// generic transcript at one step, the later steps whose answer does
+    /// not depend on the transcript's format (a position: `format_free`)
+    /// and the actions that ask again what answered still run, each judged
+    /// on its own evidence (a position the plugin gave of this file, then
+    /// a shorter one of its copy with long lines, is the plugin's own
+    /// answer, whatever `extract-prompts` made of the records).
     pub(super) fn pass_steps(
         &self,
         case: &Case,
         sandbox: &Sandbox,
         state: &mut CaseState,
-    ) -> Option<String> {
+        generic: bool,
+    ) -> Option<(String, usize)> {
+        let mut refusal: Option<(String, usize)> = None;
         for index in 0..case.steps.len() {
+            if refusal.is_some() && !format_free(case, index) {
+                continue;
+            }
             match self.step(case, index, sandbox, state) {
                 StepEnd::Continue => {}
-                StepEnd::Stop => return None,
+                StepEnd::Stop => break,
                 // A refusal the step itself allows (`on_refusal`) weighs as
                 // it says, in every pass: it is no refusal of the transcript.
                 StepEnd::Refused(outcome, note, variable)
                     if case.steps[index].value.on_refusal.is_some() =>
                 {
                     refusal_finding(case, state, refused(outcome, &note, variable));
-                    return None;
+                    return refusal;
                 }
-                StepEnd::Refused(..) => return Some(case.step_name(index)),
+                StepEnd::Refused(..) => {
+                    let name = case.step_name(index);
+                    // Nothing answered there to ask again.
+                    state.stdouts.remove(&name);
+                    if !generic || refusal.is_some() {
+                        return refusal.or(Some((name, state.reports.len())));
+                    }
+                    refusal = Some((name, state.reports.len()));
+                }
             }
         }
-        None
+        refusal
+    }
+}
+
+/// Whether step `index` of a pass still runs after another step refused
+/// the generic transcript: a call whose answer does not depend on the
+/// transcript's format (`host::long_lines::Answer::format_free`), or the
+/// `long_lines` action, which asks again only the steps that answered.
+fn format_free(case: &Case, index: usize) -> bool {
+    let step = &case.steps[index].value;
+    match step.args.as_ref().and_then(|a| a.first()) {
+        Some(subcommand) => crate::host::long_lines::Answer::of(subcommand)
+            .is_some_and(crate::host::long_lines::Answer::format_free),
+        None => step.action.as_ref().is_some_and(|a| a.is_long_lines()),
     }
 }
 

@@ -55,6 +55,15 @@ impl Answer {
         }
     }
 
+    /// Whether the answer does not depend on the transcript's format: a
+    /// position is the file's line count for the host whatever its records
+    /// hold (docs/host.md, "Positions and offsets: the host counts lines"),
+    /// so a plugin that counts lines answers it of any file. A refusal of
+    /// another step of the same transcript says nothing of it.
+    pub fn format_free(self) -> bool {
+        self == Answer::Position
+    }
+
     /// What the user loses when the answer falls short on long lines: the
     /// host keeps it as it is (it falls back to git status and empty
     /// prompts only when the call fails).

@@ -124,6 +124,8 @@ mod tests {
             steps: vec![StepReport::without_invocation("s", "exited", findings)],
             sandbox: None,
             host_calls: Vec::new(),
+            world: Vec::new(),
+            shrunk: None,
             timeline: false,
             ran: Vec::new(),
             unverified: None,

@@ -18,6 +18,7 @@ pub mod ids;
 pub mod lived;
 pub mod long_lines;
 pub mod moved;
+pub mod own_payload;
 pub mod planted;
 pub mod positions;
 pub mod readonly;

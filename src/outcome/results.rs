@@ -258,6 +258,20 @@ impl StepReport {
     }
 }
 
+/// A failing world shrunk: the case run again with fewer of its world's
+/// values, each put back to the clean room's, until the smallest world that
+/// still shows what the case found.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Shrunk {
+    /// The values the finding needs (`axis=value`); empty when it shows in
+    /// the clean room too, and so says nothing of the world.
+    pub needs: Vec<String>,
+    /// The reruns it took.
+    pub reruns: usize,
+    /// The reruns ran out before every value was tried.
+    pub bounded: bool,
+}
+
 /// One case as reported.
 #[derive(Debug, Clone, Serialize)]
 pub struct CaseReport {
@@ -287,6 +301,14 @@ pub struct CaseReport {
     /// there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub host_calls: Vec<String>,
+    /// The world the case ran in: its values other than the clean room's,
+    /// as `axis=value` (docs/worlds.md; `--world` takes them back).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub world: Vec<String>,
+    /// What shrinking the world of a case that did not pass found, when it
+    /// ran ([`Shrunk`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk: Option<Shrunk>,
     /// The steps are a timeline of host steps (the `session.*` cases): a
     /// report shows all of them when the case did not pass.
     #[serde(skip)]

@@ -22,14 +22,15 @@ use std::thread;
 use std::time::Duration;
 
 use crate::host::invocation::WorkTree;
-use crate::running::sandbox::Sandbox;
+use crate::running::sandbox::{Sandbox, Setting};
 
-/// Makes the sandbox of a case from its name prefix and the work tree its
-/// repository is; `Err` is why not, in words for the report.
-pub type Make = dyn Fn(&str, WorkTree) -> Result<Sandbox, String> + Send + Sync;
+/// Makes the sandbox of a case from its name prefix, the work tree its
+/// repository is and the user's world it is made in; `Err` is why not, in
+/// words for the report.
+pub type Make = dyn Fn(&str, WorkTree, &Setting) -> Result<Sandbox, String> + Send + Sync;
 
-/// What a task's sandbox is: its name prefix and its work tree.
-pub type Order = (String, WorkTree);
+/// What a task's sandbox is: its name prefix, its work tree and its world.
+pub type Order = (String, WorkTree, Setting);
 
 /// How many tasks ahead of the workers the depot makes sandboxes.
 const AHEAD: usize = 4;
@@ -110,13 +111,14 @@ impl Depot {
         task: Option<usize>,
         prefix: &str,
         work_tree: WorkTree,
+        setting: &Setting,
     ) -> Result<Sandbox, String> {
         let made = task.and_then(|n| {
             let mut state = self.shared.state.lock().ok()?;
             state.taken = state.taken.max(n + 1);
             state.ready.get_mut(n)?.take()
         });
-        made.unwrap_or_else(|| (self.shared.make)(prefix, work_tree))
+        made.unwrap_or_else(|| (self.shared.make)(prefix, work_tree, setting))
     }
 
     /// Hands a used sandbox over for deletion (a kept one stays on disk).
@@ -153,8 +155,8 @@ impl Shared {
                 return;
             };
             match work {
-                Work::Make(task, (prefix, work_tree)) => {
-                    let made = (self.make)(&prefix, work_tree);
+                Work::Make(task, (prefix, work_tree, setting)) => {
+                    let made = (self.make)(&prefix, work_tree, &setting);
                     self.deliver(task, made);
                 }
                 Work::Delete(sandboxes) => drop(sandboxes),
@@ -235,19 +237,25 @@ mod tests {
     use std::path::PathBuf;
 
     fn depot(base: PathBuf) -> Depot {
-        Depot::start(Box::new(move |prefix: &str, work_tree| {
-            Sandbox::create_in(prefix, &base, work_tree).map_err(|e| e.to_string())
-        }))
+        Depot::start(Box::new(
+            move |prefix: &str, work_tree, setting: &Setting| {
+                Sandbox::create_in(prefix, &base, work_tree, setting).map_err(|e| e.to_string())
+            },
+        ))
     }
 
     #[test]
     fn made_ahead_named_after_the_task_and_nothing_left_behind() {
         let base = tempfile::tempdir().unwrap();
         let depot = depot(base.path().to_path_buf());
-        let plain = |p: &str| Some((p.to_string(), WorkTree::Plain));
+        let plain = |p: &str| Some((p.to_string(), WorkTree::Plain, Setting::default()));
         depot.plan(vec![plain("a"), None, plain("c")]);
-        let a = depot.take(Some(0), "a", WorkTree::Plain).unwrap();
-        let c = depot.take(Some(2), "c", WorkTree::Plain).unwrap();
+        let a = depot
+            .take(Some(0), "a", WorkTree::Plain, &Setting::default())
+            .unwrap();
+        let c = depot
+            .take(Some(2), "c", WorkTree::Plain, &Setting::default())
+            .unwrap();
         let name = |s: &Sandbox| s.root().file_name().unwrap().to_string_lossy().into_owned();
         assert!(name(&a).starts_with("agent-conform-a-"), "{}", name(&a));
         assert!(name(&c).starts_with("agent-conform-c-"), "{}", name(&c));
@@ -261,11 +269,20 @@ mod tests {
     fn a_kept_sandbox_stays_and_work_outside_the_plan_gets_one() {
         let base = tempfile::tempdir().unwrap();
         let depot = depot(base.path().to_path_buf());
-        let mut gate = depot.take(None, "gate", WorkTree::Plain).unwrap();
+        let mut gate = depot
+            .take(None, "gate", WorkTree::Plain, &Setting::default())
+            .unwrap();
         gate.keep();
         let root = gate.root().to_path_buf();
         depot.dispose(gate);
-        depot.plan(vec![Some(("unused".into(), WorkTree::Linked)); 3]);
+        depot.plan(vec![
+            Some((
+                "unused".into(),
+                WorkTree::Linked,
+                Setting::default()
+            ));
+            3
+        ]);
         depot.finish();
         assert!(root.is_dir());
         let left: Vec<_> = std::fs::read_dir(base.path()).unwrap().collect();

@@ -13,5 +13,6 @@ pub mod rerun;
 pub mod runner;
 pub mod runs;
 pub mod sandbox;
+pub mod setting;
 pub mod state;
 pub mod worktree;

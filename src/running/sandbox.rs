@@ -14,20 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use crate::host::clock::{self, Zone};
 use crate::host::invocation::WorkTree;
 use crate::running::confine::Confinement;
 use crate::running::interrupt;
-
-/// The directory between the sandbox root and the repository. Users keep
-/// repositories in folders with spaces and accented letters, and the host
-/// passes paths as they are (docs/host.md, "The user's machine, not a clean
-/// room"): so does every sandbox, in the repository's path and in HOME.
-const NEST: &str = "Café projects";
-
-/// HOME, under the sandbox root: a space and an accented letter, as
-/// [`NEST`].
-const HOME: &str = "Zoë home";
+pub use crate::running::setting::{Setting, tz};
 
 /// The sandbox directory put first on `PATH`: it holds the stand-in for the
 /// host's `entire` command.
@@ -61,6 +51,8 @@ pub struct Sandbox {
     measured: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The kind of git work tree the repository is.
     work_tree: WorkTree,
+    /// The user's world it is made in: its folders, clock and variables.
+    setting: Setting,
     /// The sandbox as each call found it (see [`crate::running::journal`]).
     journal: std::sync::Arc<std::sync::Mutex<crate::running::journal::Journal>>,
 }
@@ -69,12 +61,17 @@ impl Sandbox {
     /// Creates the directory tree under `base` and makes the repository root
     /// a git work tree of its own.
     pub fn create(prefix: &str, base: &Path) -> io::Result<Sandbox> {
-        Sandbox::create_in(prefix, base, WorkTree::Plain)
+        Sandbox::create_in(prefix, base, WorkTree::Plain, &Setting::default())
     }
 
     /// Creates the directory tree under `base` and makes the repository root
     /// a git work tree of the kind `work_tree` (see [`crate::running::worktree`]).
-    pub fn create_in(prefix: &str, base: &Path, work_tree: WorkTree) -> io::Result<Sandbox> {
+    pub fn create_in(
+        prefix: &str,
+        base: &Path,
+        work_tree: WorkTree,
+        setting: &Setting,
+    ) -> io::Result<Sandbox> {
         let entry =
             interrupt::Entry::enter().ok_or_else(|| io::Error::other("the run was interrupted"))?;
         let dir = tempfile::Builder::new()
@@ -87,6 +84,7 @@ impl Sandbox {
             confinement: None,
             measured: Default::default(),
             work_tree,
+            setting: setting.clone(),
             journal: Default::default(),
         };
         interrupt::track_sandbox(&sandbox.root, &entry);
@@ -166,8 +164,14 @@ impl Sandbox {
         for (_, path) in sandbox.home_dirs() {
             fs::create_dir_all(path)?;
         }
+        for path in sandbox.setting.dirs(&sandbox.home()) {
+            fs::create_dir_all(path)?;
+        }
+        if !sandbox.setting.cwd.is_empty() {
+            fs::create_dir_all(sandbox.cwd())?;
+        }
         crate::running::worktree::make(
-            &sandbox.root.join(NEST),
+            &sandbox.root.join(&sandbox.setting.nest),
             sandbox.work_tree,
             git_skeleton()?,
         )?;
@@ -230,16 +234,50 @@ impl Sandbox {
     /// `../../` from the repository still lands inside the sandbox, where
     /// [`Sandbox::strays`] finds it.
     pub fn repo(&self) -> PathBuf {
-        self.root.join(NEST).join("repo")
+        self.root.join(&self.setting.nest).join("repo")
+    }
+
+    /// Where the agent runs: the repository's root, or the directory of it
+    /// the world's place names (the payloads' `cwd`, `{{cwd}}`).
+    pub fn cwd(&self) -> PathBuf {
+        match self.setting.cwd.as_str() {
+            "" => self.repo(),
+            sub => self.repo().join(sub),
+        }
+    }
+
+    /// The user's world the sandbox is made in.
+    pub fn setting(&self) -> &Setting {
+        &self.setting
+    }
+
+    /// The variables every call removes from what the harness inherited:
+    /// git's own (a plugin must find the repository as the host's git
+    /// does), and those the world leaves unset.
+    pub fn env_remove(&self) -> Vec<String> {
+        let mut remove = env_remove();
+        remove.extend(self.setting.unset.iter().cloned());
+        remove
     }
 
     /// Entries a plugin created outside the places it may write: the
     /// repository, HOME, TMPDIR and the harness's scratch directories.
     pub fn strays(&self) -> Vec<PathBuf> {
-        let known_root = [NEST, HOME, "tmp", "work", "stdin", BIN, CALLS];
+        let known_root = [
+            self.setting.nest.as_str(),
+            self.setting.home.as_str(),
+            "tmp",
+            "work",
+            "stdin",
+            BIN,
+            CALLS,
+        ];
         let mut strays = unknown_entries(&self.root, &known_root);
         let known_nest = crate::running::worktree::around_repo(self.work_tree);
-        strays.extend(unknown_entries(&self.root.join(NEST), known_nest));
+        strays.extend(unknown_entries(
+            &self.root.join(&self.setting.nest),
+            known_nest,
+        ));
         strays
     }
 
@@ -303,14 +341,15 @@ impl Sandbox {
     }
 
     /// The sandbox's directories whose paths hold a space and an accented
-    /// letter: the one around the repository, and HOME (see [`NEST`]).
+    /// letter when the world's place has them: the one around the
+    /// repository, and HOME.
     pub fn spaced_dirs(&self) -> [PathBuf; 2] {
-        [self.root.join(NEST), self.home()]
+        [self.root.join(&self.setting.nest), self.home()]
     }
 
     /// The isolated HOME.
     pub fn home(&self) -> PathBuf {
-        self.root.join(HOME)
+        self.root.join(&self.setting.home)
     }
 
     /// The plugin's TMPDIR.
@@ -397,38 +436,10 @@ impl Sandbox {
             env.push(("TEMP".into(), self.tmp().into_os_string()));
             env.push(("TMP".into(), self.tmp().into_os_string()));
         }
-        env.push((clock::TZ_VAR.into(), tz(clock::USER_ZONE).into()));
+        let mut env = self.setting.env(&self.home(), env);
         env.extend(crate::host::invocation::environment(&self.repo()));
         env
     }
-}
-
-/// The value of `TZ` that puts a process in `zone`: its tz database name
-/// where the database has it (every runtime reads it, Go's included),
-/// else its POSIX rule, which a C library reads without the database (a Go
-/// plugin, which cannot, then runs in UTC: its zone bugs go unseen, never
-/// a false finding).
-pub fn tz(zone: Zone) -> &'static str {
-    static FOUND: OnceLock<Vec<(&'static str, bool)>> = OnceLock::new();
-    let found = FOUND.get_or_init(|| {
-        [clock::USER_ZONE, clock::REPLAY_ZONE]
-            .iter()
-            .map(|z| (z.name, zone_file(z.name)))
-            .collect()
-    });
-    let known = found
-        .iter()
-        .find(|(name, _)| *name == zone.name)
-        .map_or_else(|| zone_file(zone.name), |(_, known)| *known);
-    if known { zone.name } else { zone.posix }
-}
-
-/// Whether the tz database holds `name` where C libraries and Go look
-/// first (`/usr/share/zoneinfo`, or `$TZDIR`).
-fn zone_file(name: &str) -> bool {
-    let dir = std::env::var_os("TZDIR")
-        .map_or_else(|| PathBuf::from("/usr/share/zoneinfo"), PathBuf::from);
-    dir.join(name).is_file()
 }
 
 /// One call of the `entire` stand-in: what a hook (or the plugin) ran.
@@ -742,6 +753,7 @@ mod tests {
             assert!(text.contains(' ') && !text.is_ascii(), "{text}");
         }
         let env = sandbox.env();
+        use crate::host::clock::{self, Zone};
         let zone = env.iter().find(|(k, _)| k == clock::TZ_VAR).map(|(_, v)| v);
         let either = [clock::USER_ZONE.name, clock::USER_ZONE.posix];
         assert!(
@@ -759,7 +771,7 @@ mod tests {
     fn a_linked_worktree_or_a_submodule_leaves_no_strays() {
         for kind in [WorkTree::Linked, WorkTree::Submodule] {
             let base = tempfile::tempdir().unwrap();
-            let sandbox = Sandbox::create_in("wt-test", base.path(), kind).unwrap();
+            let sandbox = Sandbox::create_in("wt-test", base.path(), kind, &Setting::default()).unwrap();
             assert!(sandbox.repo().join(".git").is_file(), "{kind:?}");
             git(&["status"], &sandbox.repo()).unwrap().unwrap();
             assert!(

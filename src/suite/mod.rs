@@ -8,3 +8,4 @@ pub mod generate;
 pub mod lengthen;
 pub mod schema;
 pub mod template;
+pub mod worlds;

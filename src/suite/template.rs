@@ -15,6 +15,9 @@ use serde_json::Value;
 pub enum Var {
     /// `{{repo}}`: the sandbox's git work tree (cwd and `ENTIRE_REPO_ROOT`).
     Repo,
+    /// `{{cwd}}`: where the agent runs, the payloads' working directory:
+    /// the repository's root, or the directory of it its world names.
+    Cwd,
     /// `{{home}}`: the sandbox's HOME.
     Home,
     /// `{{tmp}}`: a scratch directory outside the repository.
@@ -40,7 +43,7 @@ pub enum Var {
 }
 
 /// The names accepted before the colon, for error messages.
-const KNOWN: &str = "repo, home, tmp, item, transcript, transcript_name, fragment_start, info:/POINTER, capture:NAME, base64:FIXTURE";
+const KNOWN: &str = "repo, cwd, home, tmp, item, transcript, transcript_name, fragment_start, info:/POINTER, capture:NAME, base64:FIXTURE";
 
 /// A parsed template: literal text and placeholders.
 #[derive(Debug, Clone)]
@@ -58,6 +61,8 @@ enum Part {
 pub struct Bindings<'a> {
     /// `{{repo}}`.
     pub repo: String,
+    /// `{{cwd}}`.
+    pub cwd: String,
     /// `{{home}}`.
     pub home: String,
     /// `{{tmp}}`.
@@ -145,6 +150,7 @@ fn parse_var(inner: &str) -> Result<Var, String> {
     };
     let var = match (kind, arg) {
         ("repo", None) => Var::Repo,
+        ("cwd", None) => Var::Cwd,
         ("home", None) => Var::Home,
         ("tmp", None) => Var::Tmp,
         ("item", None) => Var::Item,
@@ -166,6 +172,7 @@ fn parse_var(inner: &str) -> Result<Var, String> {
 fn expand_var(var: &Var, b: &Bindings<'_>) -> Result<String, String> {
     Ok(match var {
         Var::Repo => b.repo.clone(),
+        Var::Cwd => b.cwd.clone(),
         Var::Home => b.home.clone(),
         Var::Tmp => b.tmp.clone(),
         Var::Info(pointer) => match b.info.pointer(pointer) {

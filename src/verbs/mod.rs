@@ -220,6 +220,13 @@ struct RunArgs {
     #[arg(long)]
     pedantic: bool,
 
+    /// Run every case that reads the user's world in this one world, over
+    /// the base (`place=subdir,clock=utc`, or bare value names), instead of
+    /// the covering design: what a report's "fails only where" names.
+    /// `agent-conform explain worlds` lists the axes and their values.
+    #[arg(long, value_name = "AXIS=VALUE,...")]
+    world: Option<String>,
+
     /// Deadline of every invocation, in seconds (0.5 works too) [default: 30,
     /// and 10 for info].
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]

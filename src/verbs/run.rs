@@ -98,6 +98,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
             .unwrap_or(crate::running::bounds::DEFAULT_MAX_WRITE_MIB)
             << 20,
         pedantic: args.pedantic,
+        world: world(args.world.as_deref())?,
     };
     let code = if plugins.len() == 1 {
         run_one(
@@ -446,4 +447,23 @@ pub(super) fn select(
         });
     }
     Ok(())
+}
+
+/// `--world`, read against the embedded axes: a name it does not know is
+/// a usage error naming the axes.
+fn world(text: Option<&str>) -> Result<Option<crate::suite::worlds::World>, UsageError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let axes = crate::suite::worlds::Axes::embedded();
+    axes.parse_world(text).map(Some).map_err(|why| {
+        let names: Vec<&str> = axes.axes.iter().map(|a| a.id.as_str()).collect();
+        UsageError::new(
+            format!("--world {text:?} is no world agent-conform knows: {why}"),
+            format!(
+                "name values as AXIS=VALUE, comma-separated (axes: {}); `agent-conform explain worlds` lists them",
+                names.join(", ")
+            ),
+        )
+    })
 }

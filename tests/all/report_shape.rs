@@ -157,6 +157,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         confine: false,
         max_write: 256 << 20,
         pedantic: false,
+        world: None,
     };
     agent_conform::api::run(
         plugin,

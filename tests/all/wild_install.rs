@@ -99,7 +99,7 @@ fn hooks_kept_in_toml_edited_in_whatever_list_shape_the_user_has_pass_strict() {
 #[test]
 fn a_second_hooks_key_beside_a_users_flow_list_fails() {
     // yamlconfig edits a one-line flow list in place (it passes --strict:
-    // tests/wild_project.rs); its twin starts a block list under a second
+    // tests/all/wild_project.rs); its twin starts a block list under a second
     // `hooks:` key, which no YAML reader takes.
     let only = ["--only", "hooks.user-data.lived-in"];
     let fault = ("YAMLCONFIG_FAULT", "flow-second-key");

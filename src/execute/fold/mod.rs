@@ -79,6 +79,8 @@ mod tests {
             steps: vec![step],
             sandbox: None,
             host_calls: Vec::new(),
+            world: Vec::new(),
+            shrunk: None,
             timeline: false,
             ran: Vec::new(),
             unverified: None,

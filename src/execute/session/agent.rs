@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::execute::session::{Answer, GENERIC_ID, GENERIC_LINES, Play, TURN1_PROMPT, first_lines};
 use crate::host::session::{self as host, EventType};
 use crate::judge::checks::Finding;
+use crate::judge::own_payload;
 use crate::suite::case::Severity;
 
 impl Play<'_, '_> {
@@ -90,8 +91,8 @@ impl Play<'_, '_> {
                 written = Some(lines);
             }
             let prompt = (turn == 1).then_some("Fix the login bug");
-            let repo = self.sandbox.repo().display().to_string();
-            let payload = host::generic_payload(&hook, GENERIC_ID, &self.path(), &repo, prompt);
+            let cwd = self.sandbox.cwd().display().to_string();
+            let payload = host::generic_payload(&hook, GENERIC_ID, &self.path(), &cwd, prompt);
             let label = format!("turn {turn} · hook {hook}");
             self.hook(&label, &hook, payload.to_string().into_bytes(), None);
             if self.stopped || self.unverified.is_some() {
@@ -118,9 +119,9 @@ impl Play<'_, '_> {
     /// session's.
     fn learn_types(&mut self, names: &[String]) -> BTreeMap<String, EventType> {
         let mut learnt = BTreeMap::new();
-        let repo = self.sandbox.repo().display().to_string();
+        let cwd = self.sandbox.cwd().display().to_string();
         for hook in names.iter().filter(|h| host::guessed_type(h).is_none()) {
-            let payload = host::generic_payload(hook, GENERIC_ID, &self.path(), &repo, None);
+            let payload = host::generic_payload(hook, GENERIC_ID, &self.path(), &cwd, None);
             let label = format!(
                 "asked by the harness, not the host (before the session, to place the hook in \
                  it) · hook {hook} · parse-hook (its Event type)"
@@ -153,7 +154,7 @@ impl Play<'_, '_> {
         let Some(answer) = self.call(label, args, Some(payload.clone())) else {
             return;
         };
-        let Some(event) = self.event(hook, &answer, expected) else {
+        let Some(event) = self.event(hook, &answer, expected, &payload) else {
             return;
         };
         let kind = event
@@ -193,7 +194,13 @@ impl Play<'_, '_> {
     }
 
     /// The Event of a `parse-hook` answer, judged as the host judges it.
-    fn event(&mut self, hook: &str, answer: &Answer, expected: Option<&Value>) -> Option<Value> {
+    fn event(
+        &mut self,
+        hook: &str,
+        answer: &Answer,
+        expected: Option<&Value>,
+        payload: &[u8],
+    ) -> Option<Value> {
         let recorded = self.recorded();
         if !answer.ok() {
             match recorded {
@@ -233,6 +240,17 @@ impl Play<'_, '_> {
         };
         let violations = self.run.schemas.violations(schema, &event);
         if let Some(first) = violations.first() {
+            // Not our payload: the plugin reads keys of its own (every case
+            // says it alike, `judge::own_payload`).
+            let sent = serde_json::from_slice::<Value>(payload).ok();
+            let lacks = sent.as_ref().and_then(|p| own_payload::lacks(&event, p));
+            if let (false, Some(what)) = (recorded, lacks) {
+                self.unverified(format!(
+                    "parse-hook gave {what} for the generic payload of hook {hook} (the \
+                     plugin reads payloads of its own shape)"
+                ));
+                return None;
+            }
             let message = format!("hook {hook} fails: the host refuses this Event: {first}");
             self.find(Severity::Failure, message);
             return None;

@@ -652,6 +652,13 @@ pub enum Action {
 }
 
 impl Action {
+    /// Whether this is the `long_lines` action, which asks again only the
+    /// steps that answered, and so still runs after another step of its
+    /// pass refused the transcript.
+    pub fn is_long_lines(&self) -> bool {
+        matches!(self, Action::LongLines { .. })
+    }
+
     /// What an action's checks rest on: what they read. The user data, the
     /// hooks and the files the agent resumes from are read in the files
     /// the plugin's own calls wrote or named (its own answers); the checks

@@ -61,6 +61,8 @@ pub fn case(
         duration: Duration::from_millis(250),
         steps,
         host_calls: Vec::new(),
+        world: Vec::new(),
+        shrunk: None,
         timeline: false,
         ran: Vec::new(),
         unverified: None,

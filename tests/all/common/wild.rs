@@ -33,7 +33,7 @@ pub fn set(ids: &[&str]) -> BTreeSet<String> {
 /// exactly these warnings and notes; returns the run, for the test's other
 /// checks. The run is shared (see [`super::shared`]): the same plugin and
 /// arguments are run once per `cargo test`, here and in
-/// `tests/independence.rs`.
+/// `tests/all/independence.rs`.
 pub fn passes_with(name: &str, args: &[&str], warnings: &[&str], notes: &[&str]) -> Run {
     let run = super::shared::shared_run(&wild(name), args, &[]);
     let failed = run.ids("failed");

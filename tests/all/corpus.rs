@@ -1,138 +1,45 @@
-//! The field corpus: public plugins written by others for real agents, with
-//! audited outcomes (`../shared/field/`, its README). Every rule is tried on
-//! them in every run of the tests: our reference plugin and our test
-//! plugins share our reading of the spec, these do not.
+//! The wild corpus: independent plugins written outside this project, from
+//! the protocol texts and the host notes only, each with bugs of the kinds
+//! real plugins ship and its expected outcome (`../shared/wild/`, its
+//! README). Every rule is tried on them in every run of the tests: our
+//! reference plugin and our test plugins (`tests/plugins/wild`, a
+//! different thing: plugins of ours, one per pattern) share our reading of
+//! the spec, these do not.
 //!
-//! The corpus is laid out by its own `setup.sh` (once, under the target
-//! directory), the harness runs over each plugin as `check.py` runs it, and
-//! each case outcome is compared with `expected.json`:
+//! The harness runs over each plugin as the corpus's `check.py` runs it,
+//! and each case outcome is compared with `expected.json` by its rules:
 //! - a failure no `true_failures` glob matches is a false failure;
 //! - a warning matched by neither `warnings_ok` nor `true_failures` is a
 //!   false warning (it fails a working plugin under `--strict`);
 //! - a `must_fail` group no failure matches, or a `must_report` group no
-//!   failure or warning matches, is a missed known bug.
+//!   failure or warning matches, is a missed bug.
 //!
 //! Where we hold an expectation wrong, `tests/data/field-disputes.json`
-//! says so with the argument from the host's source; a disputed item does
-//! not fail the test, and every dispute is printed on every run. A dispute
-//! that no longer matches anything fails the test: it must be removed.
-//! Where the corpus is absent (a user's clone), the test says so in one
-//! line and passes.
+//! says so with the argument from the host; a disputed item does not fail
+//! the test, and every dispute is printed on every run. A dispute that no
+//! longer matches anything fails the test: it must be removed. Where the
+//! corpus is absent (a user's clone), the test says so in one line and
+//! passes.
 
 use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-/// Where the corpus is: `AGENT_CONFORM_FIELD`, else `../shared/field`
+/// Where the corpus is: `AGENT_CONFORM_WILD`, else `../shared/wild`
 /// beside the repository.
 fn corpus() -> PathBuf {
-    std::env::var_os("AGENT_CONFORM_FIELD")
+    std::env::var_os("AGENT_CONFORM_WILD")
         .map(PathBuf::from)
-        .unwrap_or_else(|| common::root().join("..").join("shared").join("field"))
+        .unwrap_or_else(|| common::root().join("..").join("shared").join("wild"))
 }
 
 /// Says `line` on the test's stderr even when the output is captured: the
 /// skip and the disputes are read on every run, not only on a failure.
 fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
-}
-
-/// Lays the corpus out under the target directory (kept between runs: its
-/// `setup.sh` builds a Python package once) and returns the directory. The
-/// first time, `setup.sh` runs from a copy of the corpus: the package is
-/// built in its source tree, and `shared/` may be read-only.
-fn laid_out(corpus: &Path) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::root().join("target"));
-    let dest = target.join("field-corpus");
-    let built = dest.join("venv").join("bin").join("entire-agent-langgraph");
-    let copy = tempfile::tempdir().expect("a temporary directory");
-    let from = if built.exists() {
-        corpus.to_path_buf()
-    } else {
-        let status = Command::new("cp")
-            .arg("-R")
-            .arg(corpus)
-            .arg(copy.path().join("field"))
-            .status()
-            .expect("cp runs");
-        assert!(status.success(), "copying the field corpus failed");
-        copy.path().join("field")
-    };
-    // A link put back by an earlier run (`relink`) must go first: setup.sh
-    // copies the flattened file over it, and `cp` writes through a link.
-    unlink_all(&dest.join("bin"));
-    let out = Command::new("bash")
-        .arg(from.join("setup.sh"))
-        .arg(&dest)
-        .output()
-        .expect("bash runs setup.sh");
-    assert!(
-        out.status.success(),
-        "the field corpus's setup.sh failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    relink(&dest.join("bin"));
-    dest
-}
-
-/// Removes the symbolic links directly in `bin` (the links of an earlier
-/// `relink`; setup.sh lays the corpus out again).
-fn unlink_all(bin: &Path) {
-    let Ok(entries) = std::fs::read_dir(bin) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        let ours = entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with("entire-agent-");
-        if link && ours {
-            let _ = Command::new("chmod").arg("u+w").arg(bin).status();
-            let _ = std::fs::remove_file(&path);
-        }
-    }
-}
-
-/// Puts back a symbolic link that a checkout flattened into a file holding
-/// its target (git with `core.symlinks` off): `bin/entire-agent-devin` is
-/// a link to `devin/bin/entire-agent-devin` upstream, and a file of those 28
-/// bytes is no program (exec format error). Only a small file whose whole
-/// text is the relative path of a file beside it in `bin/` is relinked.
-fn relink(bin: &Path) {
-    let Ok(entries) = std::fs::read_dir(bin) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() > 256 {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let target = text.trim();
-        let plausible = !target.is_empty()
-            && !target.starts_with('/')
-            && !target.contains('\n')
-            && !target.starts_with("#!");
-        if plausible && bin.join(target).is_file() {
-            let _ = Command::new("chmod").arg("u+w").arg(bin).status();
-            let _ = std::fs::remove_file(&path);
-            let _ = std::os::unix::fs::symlink(target, &path);
-        }
-    }
 }
 
 /// A case id matches a glob (`*` any run of characters, `?` one).
@@ -274,12 +181,42 @@ fn cases_of(plugin: &Path) -> Result<Vec<Value>, String> {
         .ok_or_else(|| "the report has no cases".to_string())
 }
 
+/// Each plugin of `expected.json` with its expectation, run two at a time
+/// (a run of a Python plugin leaves a processor idle while a call waits):
+/// the problems of every run, in the corpus's order.
+fn judge_all(corpus: &Path, plugins: &serde_json::Map<String, Value>) -> Vec<Problem> {
+    let entries: Vec<(&String, &Value)> = plugins.iter().collect();
+    let judge = |(name, expectation): &(&String, &Value)| -> Vec<Problem> {
+        let path = corpus.join(expectation["path"].as_str().unwrap_or_default());
+        match cases_of(&path) {
+            Ok(cases) => compare(name, expectation, &cases),
+            Err(why) => vec![Problem {
+                plugin: name.to_string(),
+                kind: "false failure",
+                what: format!("(the run) {why}"),
+            }],
+        }
+    };
+    let mut problems = Vec::new();
+    for pair in entries.chunks(2) {
+        let found: Vec<Vec<Problem>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = pair.iter().map(|e| scope.spawn(move || judge(e))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        problems.extend(found.into_iter().flatten());
+    }
+    problems
+}
+
 #[test]
-fn the_field_corpus_is_judged_as_audited() {
+fn the_wild_corpus_is_judged_as_expected() {
     let corpus = corpus();
     if !corpus.join("expected.json").is_file() {
         say(&format!(
-            "field corpus: {} is absent (a clone without ../shared/field): skipped",
+            "wild corpus: {} is absent (a clone without ../shared/wild): skipped",
             corpus.display()
         ));
         return;
@@ -288,21 +225,9 @@ fn the_field_corpus_is_judged_as_audited() {
         &std::fs::read_to_string(corpus.join("expected.json")).expect("expected.json reads"),
     )
     .expect("expected.json is JSON");
-    let dest = laid_out(&corpus);
     let disputes = disputes();
-    let mut problems = Vec::new();
     let plugins = expected["plugins"].as_object().cloned().unwrap_or_default();
-    for (name, expectation) in &plugins {
-        let path = dest.join("bin").join(format!("entire-agent-{name}"));
-        match cases_of(&path) {
-            Ok(cases) => problems.extend(compare(name, expectation, &cases)),
-            Err(why) => problems.push(Problem {
-                plugin: name.clone(),
-                kind: "false failure",
-                what: format!("(the run) {why}"),
-            }),
-        }
-    }
+    let problems = judge_all(&corpus, &plugins);
     let mut used = vec![false; disputes.len()];
     let mut left = Vec::new();
     for problem in problems {
@@ -316,7 +241,7 @@ fn the_field_corpus_is_judged_as_audited() {
     }
     for (dispute, used) in disputes.iter().zip(&used) {
         say(&format!(
-            "field dispute: {} {} {}{}: {}",
+            "wild dispute: {} {} {}{}: {}",
             dispute.plugin,
             dispute.kind,
             dispute.what,
@@ -325,7 +250,7 @@ fn the_field_corpus_is_judged_as_audited() {
         ));
     }
     say(&format!(
-        "field: {} plugins, {} disagreements with the audit, {} disputed",
+        "wild: {} plugins, {} disagreements with expected.json, {} disputed",
         plugins.len(),
         left.len(),
         used.iter().filter(|u| **u).count()
@@ -338,7 +263,7 @@ fn the_field_corpus_is_judged_as_audited() {
         .collect();
     assert!(
         left.is_empty(),
-        "the field corpus disagrees with its audit (a false failure or warning fails a plugin \
+        "the wild corpus disagrees with expected.json (a false failure or warning fails a plugin \
          that works; a missed bug passes one that breaks):\n{}",
         left.join("\n")
     );

@@ -1,0 +1,277 @@
+//! Which world each case runs in (the covering design of
+//! `suite::worlds` over this run's cases), and a world as a sandbox's
+//! setting. The cases that share a sandbox (`Case::share_key`) are one
+//! unit, and share one world; a case that reads no axis, or one of the
+//! plugin's own case files (its payloads are the agent's own, in the world
+//! its author recorded), runs in the base world, the one every case ran in
+//! before the axes were data.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+
+use crate::execute::Run;
+use crate::host::Severity;
+use crate::outcome::Kind;
+use crate::outcome::results::{CaseOutcome, CaseReport, Shrunk};
+use crate::running::setting::Setting;
+use crate::suite::case::Case;
+use crate::suite::worlds::{Axes, World, assign};
+
+/// The most reruns shrinking makes in one run: it costs calls only when
+/// something fails, and never more than this.
+const RERUNS: usize = 24;
+
+/// Every case's world in one run.
+#[derive(Debug, Default)]
+pub struct Worlds {
+    /// Case id → its world (absent: the base world).
+    by_case: BTreeMap<String, World>,
+    /// `--world`: one world over the base for every case that reads an axis.
+    forced: Option<World>,
+    /// A case run again in another world, while shrinking.
+    trying: Mutex<BTreeMap<String, World>>,
+}
+
+impl Worlds {
+    /// The design over `cases` (the suite's, in order), or `forced` for
+    /// every case of a kind.
+    pub fn new(axes: &Axes, cases: &[Case], forced: Option<World>) -> Worlds {
+        let mut unit_of: BTreeMap<String, String> = BTreeMap::new();
+        let mut members: Vec<(String, Vec<&Case>)> = Vec::new();
+        for case in cases.iter().filter(|c| !c.gate && c.origin.embedded) {
+            let key = case.share_key().unwrap_or_else(|| case.id.clone());
+            match members.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(case),
+                None => members.push((key.clone(), vec![case])),
+            }
+            unit_of.insert(case.id.clone(), key);
+        }
+        let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (key, list) in &members {
+            if let Some(kind) = list.iter().find_map(|c| axes.kind_of(&c.id)) {
+                units.entry(kind.to_string()).or_default().push(key.clone());
+            }
+        }
+        let by_unit = assign(axes, &units);
+        let by_case = unit_of
+            .into_iter()
+            .filter_map(|(id, key)| Some((id, by_unit.get(&key)?.clone())))
+            .collect();
+        Worlds {
+            by_case,
+            forced,
+            trying: Mutex::default(),
+        }
+    }
+
+    /// The world case `case` runs in.
+    pub fn of(&self, axes: &Axes, case: &Case) -> World {
+        if let Some(world) = self
+            .trying
+            .lock()
+            .ok()
+            .and_then(|t| t.get(&case.id).cloned())
+        {
+            return world;
+        }
+        match (&self.forced, axes.kind_of(&case.id)) {
+            (Some(world), Some(_)) => world.clone(),
+            _ => self.by_case.get(&case.id).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Shrinks the world of every case of `reports` that failed or warned
+    /// in a world other than the clean room (see [`Run::shrink_one`]),
+    /// within [`RERUNS`] reruns in all.
+    pub(super) fn shrink(&self, cases: &[&Case], reports: &mut [CaseReport]) {
+        let axes = Axes::embedded();
+        let mut left = RERUNS;
+        for report in reports.iter_mut() {
+            let Some(case) = cases.iter().find(|c| c.id == report.id) else {
+                continue;
+            };
+            if left == 0 || !worth_shrinking(axes, case, report) {
+                continue;
+            }
+            let shrunk = self.shrink_one(axes, case, report, &mut left);
+            report.shrunk = Some(shrunk);
+        }
+    }
+
+    /// Runs `case` again with its world's values put back to the clean
+    /// room's: first all at once (a finding that shows there too says
+    /// nothing of the world), then one axis at a time, keeping each value
+    /// whose removal makes the finding go: what is left is the smallest
+    /// world that shows it.
+    fn shrink_one(
+        &self,
+        axes: &Axes,
+        case: &Case,
+        report: &CaseReport,
+        left: &mut usize,
+    ) -> Shrunk {
+        let wanted = signature(report);
+        let start = self.worlds.of(axes, case);
+        let mut reruns = 0;
+        let mut shows = |world: &World, left: &mut usize| -> Option<bool> {
+            if *left == 0 {
+                return None;
+            }
+            *left -= 1;
+            reruns += 1;
+            let again = self.in_world(case, world);
+            Some(shows_again(&wanted, &again))
+        };
+        let mut clean = start.clone();
+        for axis in &axes.axes {
+            clean = clean.plainer(axis);
+        }
+        match shows(&clean, left) {
+            Some(true) => return shrunk(Vec::new(), reruns, false),
+            None => return shrunk(start.named(axes), reruns, true),
+            Some(false) => {}
+        }
+        let mut world = start;
+        let mut bounded = false;
+        for axis in &axes.axes {
+            if world.value(axis) == axis.plain() {
+                continue;
+            }
+            let fewer = world.plainer(axis);
+            match shows(&fewer, left) {
+                Some(true) => world = fewer,
+                Some(false) => {}
+                None => {
+                    bounded = true;
+                    break;
+                }
+            }
+        }
+        shrunk(world.named(axes), reruns, bounded)
+    }
+
+    /// The report of `case` run alone in `world`.
+    fn in_world(&self, case: &Case, world: &World) -> CaseReport {
+        if let Ok(mut trying) = self.worlds.trying.lock() {
+            trying.insert(case.id.clone(), world.clone());
+        }
+        let finished = self.run_case(case, None, None, None);
+        if let Ok(mut trying) = self.worlds.trying.lock() {
+            trying.remove(&case.id);
+        }
+        finished.report
+    }
+}
+
+fn shrunk(needs: Vec<String>, reruns: usize, bounded: bool) -> Shrunk {
+    Shrunk {
+        needs,
+        reruns,
+        bounded,
+    }
+}
+
+/// Whether a case's report is one to shrink: it failed or warned, reads an
+/// axis, ran in a world other than the clean room, and found something
+/// other than "not verified" (a capability the run could not verify says
+/// nothing of the world it ran in).
+fn worth_shrinking(axes: &Axes, case: &Case, report: &CaseReport) -> bool {
+    let bad = matches!(report.outcome, CaseOutcome::Failed | CaseOutcome::Warning);
+    let split = case.property.is_some();
+    bad && !split && axes.kind_of(&case.id).is_some() && !signature(report).is_empty()
+}
+
+/// What a case found at its outcome's severity: the codes of those
+/// findings, "not verified" kinds left out.
+fn signature(report: &CaseReport) -> BTreeSet<&'static str> {
+    let severity = match report.outcome {
+        CaseOutcome::Failed => Severity::Failure,
+        CaseOutcome::Warning => Severity::Warning,
+        _ => return BTreeSet::new(),
+    };
+    report
+        .steps
+        .iter()
+        .flat_map(|s| &s.findings)
+        .filter(|f| f.severity == severity)
+        .filter(|f| !Kind::NOT_VERIFIED.contains(&f.kind))
+        .map(|f| f.kind.code())
+        .collect()
+}
+
+/// Whether a rerun shows what the first run found: a finding of one of the
+/// same codes at the same severity.
+fn shows_again(wanted: &BTreeSet<&'static str>, again: &CaseReport) -> bool {
+    signature(again).iter().any(|code| wanted.contains(code))
+}
+
+/// The world as a sandbox's setting: each axis's value's transforms laid
+/// over the base's, in axis order.
+pub fn setting(axes: &Axes, world: &World) -> Setting {
+    let mut setting = Setting::default();
+    for axis in &axes.axes {
+        if let Some(value) = axis.value(world.value(axis)) {
+            apply(value, &mut setting);
+        }
+    }
+    setting
+}
+
+/// Lays one value's transforms over `setting`.
+fn apply(value: &crate::suite::worlds::Value, setting: &mut Setting) {
+    if let Some(nest) = &value.nest {
+        setting.nest = nest.clone();
+    }
+    if let Some(home) = &value.home {
+        setting.home = home.clone();
+    }
+    if let Some(cwd) = &value.cwd {
+        setting.cwd = cwd.clone();
+    }
+    if let Some(zone) = &value.zone {
+        setting.zone = Some(crate::host::clock::Zone {
+            name: leak(&zone.name),
+            posix: leak(&zone.posix),
+        });
+    }
+    for (name, text) in &value.set {
+        setting.set.push((name.clone(), text.clone()));
+    }
+    setting.unset.extend(value.unset.iter().cloned());
+}
+
+/// A zone's names, made `'static` once per distinct name: the axes hold
+/// a handful, loaded once.
+fn leak(text: &str) -> &'static str {
+    static SEEN: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut seen) = SEEN.lock() else {
+        return Box::leak(text.to_string().into_boxed_str());
+    };
+    if let Some(known) = seen.iter().find(|s| **s == text) {
+        return known;
+    }
+    let made: &'static str = Box::leak(text.to_string().into_boxed_str());
+    seen.push(made);
+    made
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_base_world_is_the_setting_every_sandbox_had() {
+        let axes = Axes::embedded();
+        assert_eq!(setting(axes, &World::default()), Setting::default());
+        let subdir = axes
+            .parse_world("place=subdir,clock=utc,env=xdg-unset")
+            .expect("a world");
+        let made = setting(axes, &subdir);
+        assert_eq!(made.cwd, "src/app");
+        assert_eq!(made.nest, "projects");
+        assert_eq!(made.zone.map(|z| z.name), Some("UTC"));
+        assert!(made.unset.contains(&"XDG_CONFIG_HOME".to_string()));
+    }
+}
