@@ -256,6 +256,15 @@ impl Run<'_> {
         finished
     }
 
+    /// The key of the cases `case` may share a sandbox and answers with
+    /// ([`Case::share_key`]): those that begin the same way in the same
+    /// world.
+    fn share_key(&self, case: &Case) -> Option<String> {
+        let axes = crate::suite::worlds::Axes::embedded();
+        let suffix = self.worlds.share_suffix(axes, case);
+        case.share_key().map(|key| key + &suffix)
+    }
+
     /// The sandbox setting of the world `case` runs in.
     fn setting(&self, case: &Case) -> crate::running::sandbox::Setting {
         let axes = crate::suite::worlds::Axes::embedded();

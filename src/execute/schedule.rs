@@ -38,7 +38,8 @@ impl Run<'_> {
         // report keeps suite order. The cases that may share answers are
         // one task, run one after another (see `answers`).
         let mut tasks: Vec<(Vec<usize>, Option<usize>)> = Vec::new();
-        for group in sharing(cases, &units) {
+        let keys: Vec<Option<String>> = cases.iter().map(|c| self.share_key(c)).collect();
+        for group in sharing(&keys, &units) {
             match units[group[0]] {
                 0 => tasks.push((group, None)),
                 n => tasks.extend((0..n).map(|u| (group.clone(), Some(u)))),
@@ -63,7 +64,7 @@ impl Run<'_> {
             .count();
         pool::run(tasks.len(), self.options.jobs, lenders, |n| {
             let (group, unit) = &tasks[n];
-            let key = cases[group[0]].share_key();
+            let key = self.share_key(cases[group[0]]);
             let mut shared = self
                 .take_seed(key.as_deref())
                 .or_else(|| (group.len() > 1).then(super::Group::default));
@@ -240,11 +241,11 @@ impl Run<'_> {
 /// The cases in groups, in suite order: those with the same
 /// [`Case::share_key`] together (a case split into units, or without a
 /// key, alone).
-fn sharing(cases: &[&Case], units: &[usize]) -> Vec<Vec<usize>> {
+fn sharing(keys: &[Option<String>], units: &[usize]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut by_key: std::collections::HashMap<String, usize> = Default::default();
-    for (i, case) in cases.iter().enumerate() {
-        let key = case.share_key().filter(|_| units[i] == 0);
+    for (i, key) in keys.iter().enumerate() {
+        let key = key.clone().filter(|_| units[i] == 0);
         match key.as_ref().and_then(|k| by_key.get(k)) {
             Some(&g) => groups[g].push(i),
             None => {

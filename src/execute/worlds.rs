@@ -46,11 +46,27 @@ impl Worlds {
             }
             unit_of.insert(case.id.clone(), key);
         }
-        let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (key, list) in &members {
+        let mut kinds: BTreeMap<String, Vec<(String, Vec<&Case>)>> = BTreeMap::new();
+        for (key, list) in members {
             if let Some(kind) = list.iter().find_map(|c| axes.kind_of(&c.id)) {
-                units.entry(kind.to_string()).or_default().push(key.clone());
+                kinds.entry(kind.to_string()).or_default().push((key, list));
             }
+        }
+        let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (kind, mut list) in kinds {
+            let needed = axes
+                .axes
+                .iter()
+                .map(|a| a.units_needed(&kind))
+                .max()
+                .unwrap_or(1);
+            split(&mut list, needed);
+            for (key, cases) in &list {
+                for case in cases {
+                    unit_of.insert(case.id.clone(), key.clone());
+                }
+            }
+            units.insert(kind, list.into_iter().map(|(key, _)| key).collect());
         }
         let by_unit = assign(axes, &units);
         let by_case = unit_of
@@ -61,6 +77,17 @@ impl Worlds {
             by_case,
             forced,
             trying: Mutex::default(),
+        }
+    }
+
+    /// What keeps cases of two worlds from sharing a sandbox: the values
+    /// its world takes over the base (nothing for the base world, so that
+    /// the cases that begin as the gate does still take its answers).
+    pub fn share_suffix(&self, axes: &Axes, case: &Case) -> String {
+        let world = self.of(axes, case);
+        match world.values.is_empty() {
+            true => String::new(),
+            false => format!(" {:?}", world.values),
         }
     }
 
@@ -78,6 +105,27 @@ impl Worlds {
             (Some(world), Some(_)) => world.clone(),
             _ => self.by_case.get(&case.id).cloned().unwrap_or_default(),
         }
+    }
+}
+
+/// Splits the units of a kind that has fewer than `needed` of them, the
+/// largest first, in halves, until there are enough or none has two cases:
+/// a value needs a unit of its own, and the cases split apart only lose the
+/// answers they shared (their first call, made once more).
+fn split(units: &mut Vec<(String, Vec<&Case>)>, needed: usize) {
+    while units.len() < needed {
+        let Some((at, _)) = units
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, cases))| cases.len() > 1)
+            .max_by_key(|(_, (_, cases))| cases.len())
+        else {
+            return;
+        };
+        let (key, mut cases) = units.remove(at);
+        let half = cases.split_off(cases.len() / 2);
+        units.insert(at, (key.clone(), cases));
+        units.insert(at + 1, (format!("{key} [split {}]", units.len()), half));
     }
 }
 
@@ -205,6 +253,57 @@ fn signature(report: &CaseReport) -> BTreeSet<&'static str> {
 /// same codes at the same severity.
 fn shows_again(wanted: &BTreeSet<&'static str>, again: &CaseReport) -> bool {
     signature(again).iter().any(|code| wanted.contains(code))
+}
+
+/// One row of the coverage table: an axis value, a kind of case that
+/// reads its axis, and the cases of that kind that meet it.
+#[derive(Debug)]
+pub struct Met {
+    /// The axis.
+    pub axis: String,
+    /// The value.
+    pub value: String,
+    /// The kind of case.
+    pub kind: String,
+    /// The ids of the cases that meet it.
+    pub cases: Vec<String>,
+}
+
+/// Every value of every axis against every kind of case that reads it, over
+/// `cases` (the suite as loaded): the cases that meet it, by the covering
+/// design or by the mechanism that lays it down (`met_by`: the cases' own
+/// work trees, the `long_lines` action, the session replay).
+pub fn coverage(axes: &Axes, cases: &[Case]) -> Vec<Met> {
+    let worlds = Worlds::new(axes, cases, None);
+    let mut rows = Vec::new();
+    for axis in &axes.axes {
+        for kind in &axis.reads {
+            let of_kind: Vec<&Case> = cases
+                .iter()
+                .filter(|c| !c.gate && axes.kind_of(&c.id) == Some(kind.as_str()))
+                .collect();
+            for value in axis.values_for(kind) {
+                let meets = |c: &&&Case| match value.met_by.as_deref() {
+                    Some("work_tree") => format!("{:?}", c.work_tree)
+                        .to_lowercase()
+                        .contains(&value.id.replace("-worktree", "")),
+                    Some("long_lines") => c
+                        .steps
+                        .iter()
+                        .any(|s| s.value.action.as_ref().is_some_and(|a| a.is_long_lines())),
+                    Some("replay") => c.replay.is_some(),
+                    _ => worlds.of(axes, c).value(axis) == value.id,
+                };
+                rows.push(Met {
+                    axis: axis.id.clone(),
+                    value: value.id.clone(),
+                    kind: kind.clone(),
+                    cases: of_kind.iter().filter(meets).map(|c| c.id.clone()).collect(),
+                });
+            }
+        }
+    }
+    rows
 }
 
 /// The world as a sandbox's setting: each axis's value's transforms laid

@@ -771,7 +771,8 @@ mod tests {
     fn a_linked_worktree_or_a_submodule_leaves_no_strays() {
         for kind in [WorkTree::Linked, WorkTree::Submodule] {
             let base = tempfile::tempdir().unwrap();
-            let sandbox = Sandbox::create_in("wt-test", base.path(), kind, &Setting::default()).unwrap();
+            let sandbox =
+                Sandbox::create_in("wt-test", base.path(), kind, &Setting::default()).unwrap();
             assert!(sandbox.repo().join(".git").is_file(), "{kind:?}");
             git(&["status"], &sandbox.repo()).unwrap().unwrap();
             assert!(

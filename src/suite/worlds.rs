@@ -70,6 +70,9 @@ pub struct Value {
     /// The mechanism that lays the value down instead of a sandbox's
     /// setting: `work_tree`, `long_lines`, `replay`.
     pub met_by: Option<String>,
+    /// The kinds of case this value means something to, where fewer than
+    /// the axis's (a work tree only the cases expanded in work trees meet).
+    pub reads: Option<Vec<String>>,
 }
 
 /// A zone as the file writes it.
@@ -183,6 +186,22 @@ impl Axis {
     pub fn assigned(&self) -> impl Iterator<Item = &Value> {
         self.values.iter().filter(|v| v.met_by.is_none())
     }
+
+    /// The values that mean something to cases of `kind`: the axis reads
+    /// it, and the value narrows it to no other kinds.
+    pub fn values_for<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> {
+        let read = self.reads.iter().any(|k| k == kind);
+        self.values
+            .iter()
+            .filter(move |v| read && v.reads.as_ref().is_none_or(|r| r.iter().any(|k| k == kind)))
+    }
+
+    /// How many units of `kind` meet every assigned value: one for each,
+    /// the base's included.
+    pub fn units_needed(&self, kind: &str) -> usize {
+        let assigned = self.values_for(kind).filter(|v| v.met_by.is_none());
+        assigned.filter(|v| v.id != self.base).count() + 1
+    }
 }
 
 /// A world: a value for some axes, the base for the rest.
@@ -233,7 +252,8 @@ pub fn assign(axes: &Axes, units: &BTreeMap<String, Vec<String>>) -> BTreeMap<St
         let mut given = vec![World::default(); ids.len()];
         let mut slot = 0usize;
         for axis in axes.axes.iter().filter(|a| a.reads.contains(kind)) {
-            for value in axis.assigned().filter(|v| v.id != axis.base) {
+            let values = axis.values_for(kind).filter(|v| v.met_by.is_none());
+            for value in values.filter(|v| v.id != axis.base) {
                 if ids.is_empty() {
                     break;
                 }

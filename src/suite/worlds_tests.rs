@@ -41,7 +41,7 @@ fn every_assigned_value_meets_every_kind_that_reads_it_once_units_suffice() {
     let worlds = assign(axes, &units);
     for axis in &axes.axes {
         for kind in &axis.reads {
-            for value in axis.assigned() {
+            for value in axis.values_for(kind).filter(|v| v.met_by.is_none()) {
                 let met = units[kind]
                     .iter()
                     .any(|u| worlds[u].value(axis) == value.id);

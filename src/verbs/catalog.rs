@@ -78,8 +78,10 @@ pub(super) fn coverage(cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
         table.len(),
         table.len() - holes
     ));
+    let (worlds, unmet) = world_table(&suite.cases);
+    text.push_str(&worlds);
     print_stdout(&text);
-    Ok(ExitCode::from(u8::from(holes > 0)))
+    Ok(ExitCode::from(u8::from(holes + unmet > 0)))
 }
 
 pub(super) fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {
@@ -104,4 +106,38 @@ pub(super) fn print_schema(name: Option<&str>) -> Result<ExitCode, UsageError> {
             )),
         },
     }
+}
+
+/// The second table of `coverage`: every value of every axis of the
+/// user's world (worlds/axes.yaml) against every kind of case that reads
+/// its axis, with the cases that meet it; and how many pairs none meets.
+fn world_table(cases: &[crate::suite::case::Case]) -> (String, usize) {
+    let axes = crate::suite::worlds::Axes::embedded();
+    let rows = crate::execute::worlds::coverage(axes, cases);
+    let mut text = format!(
+        "\n{:<28} {:<9} {:>5}  cases (docs/worlds.md)\n",
+        "axis=value", "kind", "count"
+    );
+    let mut unmet = 0;
+    for row in &rows {
+        unmet += usize::from(row.cases.is_empty());
+        let shown: Vec<&str> = row.cases.iter().map(String::as_str).take(2).collect();
+        let list = match row.cases.len() {
+            0 => "NOT MET".to_string(),
+            n if n > 2 => format!("{} (+{})", shown.join(", "), n - 2),
+            _ => shown.join(", "),
+        };
+        let name = format!("{}={}", row.axis, row.value);
+        text.push_str(&format!(
+            "{name:<28} {:<9} {:>5}  {list}\n",
+            row.kind,
+            row.cases.len()
+        ));
+    }
+    text.push_str(&format!(
+        "\n{} axis values by kind, {} met, {unmet} not met\n",
+        rows.len(),
+        rows.len() - unmet
+    ));
+    (text, unmet)
 }

@@ -273,13 +273,14 @@ impl<'p, 'r> Play<'p, 'r> {
         }
         let timeout = self.run.options.timeout;
         let mut inv = self.run.invocation(self.sandbox, args, timeout);
-        // The session runs where the clock has daylight saving, west of UTC
-        // (`host::clock::REPLAY_ZONE`), unless its world gives it another
-        // clock; a case's own `env:` may set another still.
-        let zone = match self.sandbox.setting().zone {
-            Some(zone) if zone != crate::host::clock::USER_ZONE => zone,
-            _ => crate::host::clock::REPLAY_ZONE,
-        };
+        // The session runs in its world's clock (worlds/axes.yaml), else
+        // where the clock has daylight saving, west of UTC
+        // (`host::clock::REPLAY_ZONE`); a case's own `env:` may set another.
+        let zone = self
+            .sandbox
+            .setting()
+            .zone
+            .unwrap_or(crate::host::clock::REPLAY_ZONE);
         let zone = crate::running::sandbox::tz(zone);
         if let Some((_, value)) = inv
             .env
