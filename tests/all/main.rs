@@ -16,6 +16,7 @@ mod docs;
 mod event_schemas;
 mod fault_matrix;
 mod field;
+mod godiff;
 mod golden;
 mod host_versions;
 mod independence;
