@@ -48,7 +48,10 @@ pub use verbs::main;
 /// nothing uses; this is the one door into it.
 pub mod api {
     pub use crate::execute::{Options, run};
-    pub use crate::host::decoding::decode_host_json;
+    pub use crate::host::answers::go::shape as answer_shape;
+    pub use crate::host::answers::{Field, GoType, go_base64, judge_ordered};
+    pub use crate::host::clock::parse_rfc3339;
+    pub use crate::host::decoding::{Ordered, decode_host_json, decode_ordered};
     pub use crate::outcome::many::{Conflict, ConflictKind, ManyReport};
     pub use crate::outcome::results::{
         CaseOutcome, CaseReport, Counts, Hosts, RunReport, Sent, StepReport,

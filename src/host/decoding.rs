@@ -6,36 +6,21 @@
 use serde_json::Value;
 
 /// Decodes stdout as the host does: exactly one JSON value, surrounded by
-/// whitespace at most. Returns a message naming the problem otherwise.
+/// whitespace at most, read as Go reads it ([`crate::host::gojson`]).
+/// Returns a message naming the problem otherwise.
 pub fn decode_host_json(bytes: &[u8]) -> Result<Value, String> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("stdout is empty; the host expects one JSON value".to_string());
-    }
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    let value = match stream.next() {
-        Some(Ok(value)) => value,
-        Some(Err(err)) => return Err(format!("stdout is not valid JSON: {err}")),
-        None => return Err("stdout holds no JSON value".to_string()),
-    };
-    let rest = &bytes[stream.byte_offset()..];
-    match rest.iter().position(|b| !b.is_ascii_whitespace()) {
-        None => Ok(value),
-        Some(at) => Err(format!(
-            "stdout holds more than one JSON value: {:?} follows the first at byte {}; \
-             the host's decoder rejects anything but whitespace after it",
-            excerpt(&rest[at..]),
-            stream.byte_offset() + at
-        )),
-    }
+    decode_ordered(bytes).map(|doc| doc.to_value())
 }
 
 /// Whether Go's decoder takes `value` for an integer field: a number written
 /// without a fraction or an exponent (serde_json keeps `1.0` and `1e3` as
-/// floats, which is how they are told from `1` after parsing); anything but
-/// a number is left to the type check.
+/// floats, which is how they are told from `1` after parsing), below 2^63
+/// (Go's `int` is 64 bits); anything but a number is left to the type
+/// check.
 pub fn decodes_as_integer(value: &Value) -> bool {
     match value {
-        Value::Number(n) => n.is_i64() || n.is_u64(),
+        // Go's int is 64 bits: 2^63 and above overflow it.
+        Value::Number(n) => n.is_i64(),
         _ => true,
     }
 }
@@ -43,8 +28,8 @@ pub fn decodes_as_integer(value: &Value) -> bool {
 /// Why Go's decoder refuses `value` for an integer field.
 pub fn not_an_integer(value: &Value) -> String {
     format!(
-        "{value} is written with a fraction or an exponent; the host's decoder \
-         (Go encoding/json) accepts only a plain integer here"
+        "{value} is written with a fraction or an exponent, or overflows 64 bits; \
+         the host's decoder (Go encoding/json) accepts only a plain integer of its int here"
     )
 }
 
@@ -57,126 +42,26 @@ fn excerpt(bytes: &[u8]) -> String {
     }
 }
 
-/// A JSON value as Go's decoder walks it: every object's members in
-/// document order, a key written twice kept twice. `serde_json::Value`
-/// keeps the last of two equal keys and sorts the rest, which loses what Go
-/// does with `{"session_id": "a", "session_id": null}` (the null changes
-/// nothing: `"a"`) or with `"Session_ID"` after `"session_id"` (both fill
-/// the one field; the later wins). How a document becomes the host's
-/// struct is `answers::go`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Ordered {
-    /// `null`.
-    Null,
-    /// `true` or `false`.
-    Bool(bool),
-    /// A number, as serde_json reads it (`1.0` stays a float).
-    Number(serde_json::Number),
-    /// A string.
-    String(String),
-    /// An array.
-    Array(Vec<Ordered>),
-    /// An object: its members in document order, duplicates kept.
-    Object(Vec<(String, Ordered)>),
-}
-
-impl Ordered {
-    /// The value as serde_json holds it (of two equal keys, the last).
-    pub fn to_value(&self) -> Value {
-        match self {
-            Ordered::Null => Value::Null,
-            Ordered::Bool(b) => Value::Bool(*b),
-            Ordered::Number(n) => Value::Number(n.clone()),
-            Ordered::String(s) => Value::String(s.clone()),
-            Ordered::Array(items) => Value::Array(items.iter().map(Ordered::to_value).collect()),
-            Ordered::Object(members) => Value::Object(
-                members
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_value()))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-impl From<&Value> for Ordered {
-    fn from(value: &Value) -> Ordered {
-        match value {
-            Value::Null => Ordered::Null,
-            Value::Bool(b) => Ordered::Bool(*b),
-            Value::Number(n) => Ordered::Number(n.clone()),
-            Value::String(s) => Ordered::String(s.clone()),
-            Value::Array(items) => Ordered::Array(items.iter().map(Ordered::from).collect()),
-            Value::Object(map) => Ordered::Object(
-                map.iter()
-                    .map(|(k, v)| (k.clone(), Ordered::from(v)))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Ordered {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Ordered, D::Error> {
-        deserializer.deserialize_any(OrderedVisitor)
-    }
-}
-
-struct OrderedVisitor;
-
-impl<'de> serde::de::Visitor<'de> for OrderedVisitor {
-    type Value = Ordered;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_unit<E>(self) -> Result<Ordered, E> {
-        Ok(Ordered::Null)
-    }
-    fn visit_none<E>(self) -> Result<Ordered, E> {
-        Ok(Ordered::Null)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Ordered, E> {
-        Ok(Ordered::Bool(b))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Ordered, E> {
-        Ok(Ordered::Number(n.into()))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Ordered, E> {
-        Ok(Ordered::Number(n.into()))
-    }
-    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Ordered, E> {
-        serde_json::Number::from_f64(n)
-            .map(Ordered::Number)
-            .ok_or_else(|| E::custom("a number JSON cannot hold"))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Ordered, E> {
-        Ok(Ordered::String(s.to_string()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Ordered, E> {
-        Ok(Ordered::String(s))
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Ordered, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Ordered::Array(items))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
-        let mut members = Vec::new();
-        while let Some((key, value)) = map.next_entry::<String, Ordered>()? {
-            members.push((key, value));
-        }
-        Ok(Ordered::Object(members))
-    }
-}
+pub use crate::host::gojson::Ordered;
 
 /// Decodes stdout as the host does ([`decode_host_json`]'s rules), keeping
 /// the members of every object in document order ([`Ordered`]).
 pub fn decode_ordered(bytes: &[u8]) -> Result<Ordered, String> {
-    decode_host_json(bytes)?;
-    serde_json::from_slice(bytes).map_err(|err| format!("stdout is not valid JSON: {err}"))
+    if bytes.iter().all(|&b| crate::host::gojson::is_space(b)) {
+        return Err("stdout is empty; the host expects one JSON value".to_string());
+    }
+    let (value, end) = crate::host::gojson::parse(bytes)
+        .map_err(|err| format!("stdout is not valid JSON: {err}"))?;
+    let rest = &bytes[end..];
+    match rest.iter().position(|&b| !crate::host::gojson::is_space(b)) {
+        None => Ok(value),
+        Some(at) => Err(format!(
+            "stdout holds more than one JSON value: {:?} follows the first at byte {}; \
+             the host's decoder rejects anything but whitespace after it",
+            excerpt(&rest[at..]),
+            end + at
+        )),
+    }
 }
 
 /// Whether Go's decoder puts the member `key` into the struct field whose

@@ -75,6 +75,7 @@ pub mod crash;
 pub mod decoding;
 pub mod discovery;
 pub mod evidence;
+pub mod gojson;
 pub mod hooks;
 pub mod identity;
 pub mod ids;

@@ -16,6 +16,7 @@ mod discover;
 mod docs;
 mod event_schemas;
 mod fault_matrix;
+mod godiff;
 mod golden;
 mod host_versions;
 mod independence;

@@ -18,6 +18,7 @@
 //! Missing fields stay missing here (an Event's schemas name a missing
 //! field); [`super::judge`] fills the answers' zero values.
 
+use base64::Engine;
 use serde_json::{Map, Value};
 
 use super::{Field, GoType, GoType::*};
@@ -27,10 +28,24 @@ use crate::host::decoding::{Ordered, decode_ordered, go_key_matches};
 /// `null` (no struct at all, or "no event" for `parse-hook`), and anything
 /// but an object is returned as written, for the checks to refuse.
 pub fn normalise(fields: &[Field], doc: &Ordered) -> Value {
+    normalise_checked(fields, doc).0
+}
+
+/// [`normalise`], with the members on which Go's decoding fails (each as
+/// its field's name and the value): a value of the wrong kind, or one
+/// wrong inside, such as a number no float64 holds, which the document
+/// can no longer show once it is a `serde_json::Value`.
+pub fn normalise_checked(fields: &[Field], doc: &Ordered) -> (Value, Vec<String>) {
+    let mut failures = Vec::new();
+    (fresh(fields, doc, &mut failures), failures)
+}
+
+/// A struct of `fields` decoded from `doc` afresh.
+fn fresh(fields: &[Field], doc: &Ordered, failures: &mut Vec<String>) -> Value {
     match doc {
         Ordered::Object(members) => {
             let mut out = Map::new();
-            into_struct(fields, members, &mut out);
+            into_struct(fields, members, &mut out, failures);
             Value::Object(out)
         }
         other => other.to_value(),
@@ -60,8 +75,18 @@ pub fn shape(name: &str) -> Option<&'static [Field]> {
 }
 
 /// Decodes the members of one object into `out`, in document order.
-fn into_struct(fields: &[Field], members: &[(String, Ordered)], out: &mut Map<String, Value>) {
+fn into_struct(
+    fields: &[Field],
+    members: &[(String, Ordered)],
+    out: &mut Map<String, Value>,
+    failures: &mut Vec<String>,
+) {
     let mut failed: Vec<&str> = Vec::new();
+    // Each slice field's backing array: Go decodes an array into the slice
+    // it holds, element i into the element i it held (a `null` element
+    // keeps it, an object merges into it), the elements past the new length
+    // kept for a later array; an empty array or `null` drops them.
+    let mut backings: Vec<(&str, Vec<Value>)> = Vec::new();
     for (key, value) in members {
         let Some(field) = field_of(fields, key) else {
             out.insert(key.clone(), value.to_value());
@@ -70,12 +95,29 @@ fn into_struct(fields: &[Field], members: &[(String, Ordered)], out: &mut Map<St
         if failed.contains(&field.name) {
             continue;
         }
-        match member(field.ty, value, out.get_mut(field.name)) {
+        let at = match backings.iter().position(|(name, _)| *name == field.name) {
+            Some(at) => at,
+            None => {
+                backings.push((field.name, Vec::new()));
+                backings.len() - 1
+            }
+        };
+        let backing = &mut backings[at].1;
+        match member(field.ty, value, out.get_mut(field.name), backing, failures) {
             Member::Unchanged => {}
+            // A value that Go fails on inside (an element of the wrong
+            // kind, bad base64) fails the decoding even when a later member
+            // replaces it: Go keeps the first error.
+            Member::Set(v) if !v.is_null() && !super::decodes(field.ty, &v) => {
+                failures.push(format!("{}: {v}", field.name));
+                out.insert(field.name.to_string(), v);
+                failed.push(field.name);
+            }
             Member::Set(v) => {
                 out.insert(field.name.to_string(), v);
             }
             Member::Fails(v) => {
+                failures.push(format!("{}: {v}", field.name));
                 out.insert(field.name.to_string(), v);
                 failed.push(field.name);
             }
@@ -101,8 +143,15 @@ enum Member {
     Fails(Value),
 }
 
-fn member(ty: GoType, value: &Ordered, existing: Option<&mut Value>) -> Member {
+fn member(
+    ty: GoType,
+    value: &Ordered,
+    existing: Option<&mut Value>,
+    backing: &mut Vec<Value>,
+    failures: &mut Vec<String>,
+) -> Member {
     if let Ordered::Null = value {
+        backing.clear();
         return match ty {
             Str | Int | Bool | Time => Member::Unchanged,
             Bytes | Strings | BytesList | Object | Struct(_) | Structs(_) | Raw => {
@@ -114,22 +163,31 @@ fn member(ty: GoType, value: &Ordered, existing: Option<&mut Value>) -> Member {
         return Member::Fails(value.to_value());
     }
     match (ty, value) {
-        (Strings, Ordered::Array(items)) => Member::Set(Value::Array(
-            items
+        (Strings | BytesList | Structs(_), Ordered::Array(items)) if items.is_empty() => {
+            backing.clear();
+            Member::Set(Value::Array(Vec::new()))
+        }
+        (Strings | BytesList | Structs(_), Ordered::Array(items)) => {
+            let elements: Vec<Value> = items
                 .iter()
-                .map(|item| match item {
-                    Ordered::Null => Value::String(String::new()),
-                    other => other.to_value(),
-                })
-                .collect(),
-        )),
+                .enumerate()
+                .map(|(i, item)| element(ty, item, backing.get(i), failures))
+                .collect();
+            for (i, e) in elements.iter().enumerate() {
+                match backing.get_mut(i) {
+                    Some(slot) => *slot = e.clone(),
+                    None => backing.push(e.clone()),
+                }
+            }
+            Member::Set(Value::Array(elements))
+        }
         (Struct(fields), Ordered::Object(members)) => match existing {
             // Go decodes into the struct a pointer already holds.
             Some(Value::Object(map)) => {
-                into_struct(fields, members, map);
+                into_struct(fields, members, map, failures);
                 Member::Unchanged
             }
-            _ => Member::Set(normalise(fields, value)),
+            _ => Member::Set(fresh(fields, value, failures)),
         },
         (Object, Ordered::Object(members)) => match existing {
             // Go keeps the entries of a map it decodes into again.
@@ -139,10 +197,46 @@ fn member(ty: GoType, value: &Ordered, existing: Option<&mut Value>) -> Member {
             }
             _ => Member::Set(value.to_value()),
         },
-        (Structs(fields), Ordered::Array(items)) => Member::Set(Value::Array(
-            items.iter().map(|item| normalise(fields, item)).collect(),
-        )),
+        // Go decodes an array of numbers into a []byte, one byte each.
+        (Bytes, Ordered::Array(items)) => {
+            let bytes: Vec<u8> = items
+                .iter()
+                .filter_map(|item| match item {
+                    Ordered::Number(n) => n.as_u64().and_then(|n| u8::try_from(n).ok()),
+                    _ => Some(0),
+                })
+                .collect();
+            Member::Set(Value::String(
+                base64::engine::general_purpose::STANDARD.encode(bytes),
+            ))
+        }
         _ => Member::Set(value.to_value()),
+    }
+}
+
+/// One element of a slice of `ty`, decoded into the element `old` that the
+/// slice's backing array held at its index.
+fn element(ty: GoType, item: &Ordered, old: Option<&Value>, failures: &mut Vec<String>) -> Value {
+    let inner = match ty {
+        Strings => Str,
+        BytesList => Bytes,
+        other => other,
+    };
+    if !matches!(item, Ordered::Null | Ordered::Object(_)) && !kind_decodes(inner, item) {
+        failures.push(format!("an element: {}", item.to_value()));
+    }
+    match (ty, item) {
+        (Strings, Ordered::Null) => old.cloned().unwrap_or(Value::String(String::new())),
+        (Structs(_), Ordered::Null) => old.cloned().unwrap_or(Value::Null),
+        (Structs(fields), Ordered::Object(members)) => match old {
+            Some(Value::Object(map)) => {
+                let mut map = map.clone();
+                into_struct(fields, members, &mut map, failures);
+                Value::Object(map)
+            }
+            _ => fresh(fields, item, failures),
+        },
+        _ => item.to_value(),
     }
 }
 
@@ -152,9 +246,18 @@ fn kind_decodes(ty: GoType, value: &Ordered) -> bool {
     match (ty, value) {
         (Raw, _) => true,
         (Str | Bytes | Time, Ordered::String(_)) | (Bool, Ordered::Bool(_)) => true,
-        (Int, Ordered::Number(n)) => n.is_i64() || n.is_u64(),
+        // Each a plain integer 0..=255 (or null, which leaves it 0).
+        (Bytes, Ordered::Array(items)) => items.iter().all(|item| match item {
+            Ordered::Null => true,
+            Ordered::Number(n) => n.as_u64().is_some_and(|n| n <= 255),
+            _ => false,
+        }),
+        // Go's int is 64 bits: 2^63 and above overflow it.
+        (Int, Ordered::Number(n)) => n.is_i64(),
         (Strings | BytesList | Structs(_), Ordered::Array(_)) => true,
-        (Object | Struct(_), Ordered::Object(_)) => true,
+        // A map[string]any holds its numbers as float64s.
+        (Object, Ordered::Object(_)) => !value.holds_huge(),
+        (Struct(_), Ordered::Object(_)) => true,
         _ => false,
     }
 }

@@ -120,7 +120,8 @@ pub fn judge(fields: &[Field], doc: &Value) -> Judged {
 /// ([`crate::host::decoding::decode_ordered`]): duplicate keys and keys of
 /// another case are resolved as Go resolves them ([`go::normalise`]).
 pub fn judge_ordered(fields: &[Field], doc: &crate::host::decoding::Ordered) -> Judged {
-    let doc = &go::normalise(fields, doc);
+    let (doc, failures) = go::normalise_checked(fields, doc);
+    let doc = &doc;
     let mut out = Vec::new();
     let seen = match doc {
         Value::Null => {
@@ -141,6 +142,16 @@ pub fn judge_ordered(fields: &[Field], doc: &crate::host::decoding::Ordered) -> 
             other.clone()
         }
     };
+    // What the document no longer shows (a number no float64 holds, a
+    // member replaced by a later one) still failed Go's decoding.
+    if !out.iter().any(|c| c.undecodable)
+        && let Some(first) = failures.first()
+    {
+        out.push(decode_error(
+            "",
+            &format!("a member Go cannot decode into its field ({first})"),
+        ));
+    }
     Judged {
         consequences: out,
         seen,
@@ -221,14 +232,14 @@ fn decode(
     match (ty, value) {
         (Str, Value::String(_)) | (Bool, Value::Bool(_)) | (Object, Value::Object(_)) => Ok(()),
         (Raw, _) => Ok(()),
-        (Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(()),
+        (Int, Value::Number(n)) if n.is_i64() => Ok(()),
+        (Int, Value::Number(n)) if n.is_u64() => {
+            Err(format!("{n} overflows the host's int (64 bits)"))
+        }
         (Int, Value::Number(n)) => Err(format!(
             "{n} is written with a fraction or an exponent; an int field takes a plain integer"
         )),
-        (Bytes, Value::String(s)) => base64::engine::general_purpose::STANDARD
-            .decode(s)
-            .map(|_| ())
-            .map_err(|e| format!("not standard padded base64 ({e})")),
+        (Bytes, Value::String(s)) => go_base64(s).map(|_| ()),
         (BytesList, Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
                 if !item.is_null() {
@@ -272,6 +283,36 @@ fn decode(
         }
         (ty, other) => Err(format!("{} where {} belongs", kind(other), type_name(ty))),
     }
+}
+
+/// The bytes of a `[]byte` field's string, as Go's `encoding/json` decodes
+/// them (`base64.StdEncoding`), or why it refuses it.
+/// `StdEncoding` skips every `\r` and `\n` and, not being `Strict`, takes
+/// a last symbol whose unused bits are not zero; its padding is required.
+pub fn go_base64(s: &str) -> Result<Vec<u8>, String> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const GO_STD: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+    );
+    let text: Vec<u8> = s.bytes().filter(|b| !matches!(b, b'\r' | b'\n')).collect();
+    GO_STD
+        .decode(text)
+        .map_err(|e| format!("not standard padded base64 ({e})"))
+}
+
+/// Whether Go decodes the non-null value `value` into `ty` without an
+/// error anywhere inside it.
+fn decodes(ty: GoType, value: &Value) -> bool {
+    // A time is a string to Go's decoder; the host parses it afterwards,
+    // the value it ends up with only.
+    if let Time = ty {
+        return value.is_string();
+    }
+    let mut inside = Vec::new();
+    decode(ty, value, "", &mut inside).is_ok() && !inside.iter().any(|c| c.undecodable)
 }
 
 /// The zero value as the harness shows it: what the host's struct holds.

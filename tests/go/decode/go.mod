@@ -1,0 +1,3 @@
+module agentconform/godiff
+
+go 1.26
