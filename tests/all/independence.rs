@@ -85,7 +85,7 @@ fn wild_plugins() -> Vec<(String, PathBuf, Vec<String>)> {
 }
 
 /// The Go plugins of tests/plugins/go (none has cases of its own).
-const GO_PLUGINS: &[&str] = &["gohabits", "userworld"];
+const GO_PLUGINS: &[&str] = &["gohabits", "nullstrings", "userworld"];
 
 /// Each case's outcome kind, as compared: a note with a finding of the
 /// agent's variable counts as [`VARIABLE`] (see the module).
