@@ -1,4 +1,4 @@
-//! A case's verdict does not depend on which other cases ran: for every wild plugin under tests/plugins/wild (with its own
+//! A case's verdict does not depend on which other cases ran: for every wild plugin under tests/plugins/wild, and every Go plugin of tests/plugins/go where `go` is on `PATH` (with its own
 //! `<name>-cases` directory when it has one, as tests/wild_*.rs run it), the
 //! whole suite runs once (the run the wild_* tests share: common::shared,
 //! seed 1), then every case that failed or warned, the notes of every
@@ -51,7 +51,8 @@ const VARIABLE: &str = "noted for a variable the agent sets";
 /// each is small).
 const AT_ONCE: usize = 3;
 
-/// The wild plugins, with the arguments tests/wild_*.rs give each.
+/// The wild plugins, Python and Go, with the arguments tests/wild_*.rs
+/// give each.
 fn wild_plugins() -> Vec<(String, PathBuf, Vec<String>)> {
     let dir = common::plugin("wild");
     let mut found: Vec<(String, PathBuf, Vec<String>)> = std::fs::read_dir(&dir)
@@ -74,9 +75,17 @@ fn wild_plugins() -> Vec<(String, PathBuf, Vec<String>)> {
             Some((name, path, args))
         })
         .collect();
+    for name in GO_PLUGINS {
+        if let Some(path) = common::go::go_plugin(name, None) {
+            found.push((name.to_string(), path, Vec::new()));
+        }
+    }
     found.sort();
     found
 }
+
+/// The Go plugins of tests/plugins/go (none has cases of its own).
+const GO_PLUGINS: &[&str] = &["gohabits", "nullstrings", "userworld"];
 
 /// Each case's outcome kind, as compared: a note with a finding of the
 /// agent's variable counts as [`VARIABLE`] (see the module).

@@ -5,8 +5,9 @@
 
 use crate::common;
 
+use common::go::go_plugin;
 use common::run_json;
-use common::wild::{cases, outcome, passes_with, twin_fails, wild};
+use common::wild::{cases, go_passes_with, outcome, passes_with, twin_fails, wild};
 
 #[test]
 fn own_hook_payloads_with_a_turn_start_without_session_ref_pass() {
@@ -37,8 +38,9 @@ fn go_decoding_habits_pass_with_notes_only() {
     // chunker boundary (a line of exactly --max-size refused) passes.
     // Missing flags defaulted and `{}` reassembled to nothing are answers
     // to inputs the host never sends: protocol-only cases, skipped by
-    // default, notes under --pedantic (they are notes by their case).
-    let run = passes_with(
+    // default, notes under --pedantic (they are notes by their case). The
+    // plugin is a Go program (tests/plugins/go/entire-agent-gohabits).
+    let Some(run) = go_passes_with(
         "gohabits",
         &[],
         &[],
@@ -47,7 +49,9 @@ fn go_decoding_habits_pass_with_notes_only() {
             "core.session.write-then-read",
             "hooks.parse-hook.empty-object",
         ],
-    );
+    ) else {
+        return;
+    };
     let protocol_only = [
         "core.errors.missing-flag.format-resume-command",
         "core.errors.missing-flag.get-session-dir",
@@ -58,8 +62,9 @@ fn go_decoding_habits_pass_with_notes_only() {
     for id in protocol_only {
         assert!(skipped.contains(id), "{id} is skipped: {skipped:?}");
     }
+    let gohabits = go_plugin("gohabits", None).expect("built above");
     let pedantic = run_json(
-        &wild("gohabits"),
+        &gohabits,
         &[
             "--pedantic",
             "--only",

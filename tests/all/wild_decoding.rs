@@ -3,17 +3,16 @@
 //! is the zero value and keys match case-insensitively (docs/host.md "How
 //! output is decoded"); and a payload whose first byte comes late splits the
 //! session of a plugin with a deadline on stdin (docs/host.md "Plugins in
-//! the wild", "A deadline on stdin").
+//! the wild", "A deadline on stdin"). The plugin that writes `null` is a Go
+//! program (tests/plugins/go/entire-agent-nullstrings: `*string` fields
+//! marshalled without `omitempty`).
 
 use crate::common;
 
 use std::collections::BTreeSet;
 
+use common::go::go_plugin;
 use common::{Run, run_json};
-
-fn nullstrings() -> std::path::PathBuf {
-    common::plugin("wild/entire-agent-nullstrings")
-}
 
 fn ids(run: &Run, kind: &str) -> BTreeSet<String> {
     run.ids(kind).into_iter().collect()
@@ -29,7 +28,10 @@ fn set(ids: &[&str]) -> BTreeSet<String> {
 /// prints nil slices gets.
 #[test]
 fn null_strings_in_events_pass_strict() {
-    let run = run_json(&nullstrings(), &["--strict"], &[]);
+    let Some(nullstrings) = go_plugin("nullstrings", None) else {
+        return;
+    };
+    let run = run_json(&nullstrings, &["--strict"], &[]);
     assert_eq!(ids(&run, "failed"), set(&[]), "failures");
     assert_eq!(ids(&run, "warning"), set(&[]), "warnings");
     assert_eq!(ids(&run, "note"), set(&["core.session.write-then-read"]));
@@ -37,19 +39,20 @@ fn null_strings_in_events_pass_strict() {
 }
 
 /// The twins: `"session_id": null` on SessionStart is an empty id, so the
-/// host fails the hook; `Session_ID` and `Type` fill the fields as usual.
+/// host fails the hook; `Session_ID` and `Type` (struct tags of another
+/// case) fill the fields as usual.
 #[test]
 fn a_null_session_id_fails_and_keys_of_another_case_pass() {
+    let Some(null_id) = go_plugin("nullstrings", Some("null-session-id")) else {
+        return;
+    };
+    let other_case = go_plugin("nullstrings", Some("other-case")).expect("go is there");
     let only = ["--strict", "--only", "hooks.parse-hook.payload"];
-    let null = run_json(
-        &nullstrings(),
-        &only,
-        &[("NULLSTRINGS_TWIN", "null-session-id")],
-    );
+    let null = run_json(&null_id, &only, &[]);
     assert_eq!(ids(&null, "failed"), set(&["hooks.parse-hook.payload"]));
     let message = null.messages("hooks.parse-hook.payload");
     assert!(message.contains("session_id"), "{message}");
-    let cased = run_json(&nullstrings(), &only, &[("NULLSTRINGS_TWIN", "other-case")]);
+    let cased = run_json(&other_case, &only, &[]);
     assert!(ids(&cased, "passed").contains("hooks.parse-hook.payload"));
     assert_eq!(cased.code, 0);
 }

@@ -3,14 +3,14 @@
 //! for real), `entire` on PATH (the sandbox's stand-in), a name that is
 //! built in on the older hosts (retired `gemini`), and the user's machine:
 //! a clock off UTC, a repository in a folder with a space and an accent,
-//! transcript lines of megabytes (`userworld`, and its twins that fail).
+//! transcript lines of megabytes (`userworld`, a Go program, and its twins
+//! that fail).
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-
+use common::go::go_plugin;
 use common::run_json;
-use common::wild::{cases, outcome, passes_with, set, wild};
+use common::wild::{cases, go_passes_with, outcome, passes_with, set, wild};
 
 #[test]
 fn a_variable_its_agent_always_sets_is_not_verified_here_and_env_runs_the_checks_for_real() {
@@ -147,8 +147,11 @@ fn a_plugin_named_like_the_retired_gemini_passes_for_the_newest_hosts_and_warns_
 fn a_plugin_at_home_on_the_users_machine_passes_strict() {
     // Local time with its offset in every Event (+05:30 in the sandbox,
     // -03:30 in the session replay), the repository's path quoted in its
-    // hook commands, transcripts read a line at a time however long.
-    let run = passes_with("userworld", &[], &[], &[]);
+    // hook commands, transcripts read a line at a time however long: a Go
+    // program (tests/plugins/go/entire-agent-userworld).
+    let Some(run) = go_passes_with("userworld", &[], &[], &[]) else {
+        return;
+    };
     for id in [
         "hooks.fire.reach-entire",
         "hooks.parse-hook.payload",
@@ -160,55 +163,27 @@ fn a_plugin_at_home_on_the_users_machine_passes_strict() {
     }
 }
 
-/// A copy of the userworld plugin (with wildbase.py and wildio.py beside
-/// it) with `from` replaced by `to`: a faulty twin.
-fn userworld_twin(dir: &Path, from: &str, to: &str) -> PathBuf {
-    let source = std::fs::read_to_string(wild("userworld")).expect("userworld source");
-    assert!(source.contains(from), "{from:?} in the userworld source");
-    for module in ["wildbase.py", "wildio.py"] {
-        let base = common::plugin(&format!("wild/{module}"));
-        std::fs::copy(&base, dir.join(module)).expect("copy the wild base");
-    }
-    let path = dir.join("entire-agent-userworld");
-    std::fs::write(&path, source.replace(from, to)).expect("write twin");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let executable = std::fs::Permissions::from_mode(0o755);
-        std::fs::set_permissions(&path, executable).expect("chmod");
-    }
-    path
-}
-
+/// Its twins: the same Go source built with one habit switched
+/// (`main.variant`).
 #[test]
 fn its_twins_off_utc_with_an_unquoted_path_or_a_64k_scanner_fail() {
     let twins = [
+        // Go's layout Z0700: +0530, without its colon.
+        ("z0700", "hooks.parse-hook.payload", "no colon"),
+        ("unquoted", "hooks.fire.reach-entire", "sh splits the path"),
+        // bufio.Scanner's default limit, its error unchecked.
         (
-            // Go's layout Z0700: +0530, without its colon.
-            r#"isoformat(timespec="seconds")"#,
-            r#"strftime("%Y-%m-%dT%H:%M:%S%z")"#,
-            "hooks.parse-hook.payload",
-            "no colon",
-        ),
-        (
-            "shlex.quote(w.repo_root())",
-            "w.repo_root()",
-            "hooks.fire.reach-entire",
-            "sh splits the path",
-        ),
-        (
-            // bufio.Scanner's default limit, its error unchecked.
-            "        if not raw.strip():\n            continue\n        count = number",
-            "        if len(raw) > 65536:\n            break\n        if not raw.strip():\n            continue\n        count = number",
+            "scanner",
             "transcript_analyzer.long-lines",
             "is not the original's",
         ),
     ];
-    for (from, to, case, needle) in twins {
-        let dir = tempfile::tempdir().expect("dir");
-        let twin = userworld_twin(dir.path(), from, to);
+    for (variant, case, needle) in twins {
+        let Some(twin) = go_plugin("userworld", Some(variant)) else {
+            return;
+        };
         let run = run_json(&twin, &["--only", case], &[]);
-        assert_eq!(outcome(&run, "failed"), set(&[case]), "{to}");
+        assert_eq!(outcome(&run, "failed"), set(&[case]), "{variant}");
         assert!(
             run.messages(case).contains(needle),
             "{needle:?} in {}",
@@ -217,12 +192,9 @@ fn its_twins_off_utc_with_an_unquoted_path_or_a_64k_scanner_fail() {
     }
     // The scanner's error checked: the call fails where it answered the
     // original; the host logs it and falls back, a warning.
-    let dir = tempfile::tempdir().expect("dir");
-    let checked = userworld_twin(
-        dir.path(),
-        "        if not raw.strip():\n            continue\n        count = number",
-        "        if len(raw) > 65536:\n            raise w.PluginError(\"bufio.Scanner: token too long\")\n        if not raw.strip():\n            continue\n        count = number",
-    );
+    let Some(checked) = go_plugin("userworld", Some("scanner-checked")) else {
+        return;
+    };
     let run = run_json(&checked, &["--only", "token_calculator.long-lines"], &[]);
     assert_eq!(
         outcome(&run, "warning"),
@@ -230,6 +202,6 @@ fn its_twins_off_utc_with_an_unquoted_path_or_a_64k_scanner_fail() {
     );
     assert!(
         run.messages("token_calculator.long-lines")
-            .contains("token too long")
+            .contains("bufio.Scanner: token too long")
     );
 }

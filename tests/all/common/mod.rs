@@ -1,10 +1,12 @@
 //! Helpers shared by the integration tests: the harness binary, the reference
 //! plugin (built on demand), and runs decoded from `--format json`; in its
-//! submodules, the helpers of the `wild_*` tests (`wild`) and of the
-//! `reporters_*` tests (`hand_made`, `junit_xml`, `report_schema`).
+//! submodules, the helpers of the `wild_*` tests (`wild`, and `go` for the
+//! Go test plugins) and of the `reporters_*` tests (`hand_made`,
+//! `junit_xml`, `report_schema`).
 
 #![allow(dead_code)]
 
+pub mod go;
 pub mod hand_made;
 pub mod junit_xml;
 pub mod report_schema;

@@ -1,6 +1,7 @@
 //! Plugins in the wild (docs/host.md "Plugins in the wild"): one
 //! independent test plugin per pattern of a working public plugin, under
-//! tests/plugins/wild/. Each must pass without `--strict`, with exactly the
+//! tests/plugins/wild/ (Python) and tests/plugins/go/ (Go: `super::go`).
+//! Each must pass without `--strict`, with exactly the
 //! warnings and notes its test lists, so that a new false positive fails CI;
 //! the plugin whose `write-session` always fails must fail exactly that.
 //!
@@ -9,7 +10,7 @@
 //! (the reference plugin with one of its faults) that must fail.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Run, run_json};
 
@@ -35,7 +36,19 @@ pub fn set(ids: &[&str]) -> BTreeSet<String> {
 /// arguments are run once per `cargo test`, here and in
 /// `tests/all/independence.rs`.
 pub fn passes_with(name: &str, args: &[&str], warnings: &[&str], notes: &[&str]) -> Run {
-    let run = super::shared::shared_run(&wild(name), args, &[]);
+    passes_as(&wild(name), name, args, warnings, notes)
+}
+
+/// [`passes_with`] for the Go plugin `entire-agent-<name>` of
+/// tests/plugins/go; `None` where `go` is not on `PATH` (said in one line).
+pub fn go_passes_with(name: &str, args: &[&str], warnings: &[&str], notes: &[&str]) -> Option<Run> {
+    let plugin = super::go::go_plugin(name, None)?;
+    Some(passes_as(&plugin, name, args, warnings, notes))
+}
+
+/// [`passes_with`] for the plugin at `plugin`, named `name` in messages.
+fn passes_as(plugin: &Path, name: &str, args: &[&str], warnings: &[&str], notes: &[&str]) -> Run {
+    let run = super::shared::shared_run(plugin, args, &[]);
     let failed = run.ids("failed");
     assert_eq!(failed, Vec::<String>::new(), "{name} {args:?}: failures");
     assert_eq!(

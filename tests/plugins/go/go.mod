@@ -1,0 +1,3 @@
+module goplugins
+
+go 1.21
