@@ -52,8 +52,14 @@ pub fn build(version_output: &str) -> Build {
         .unwrap_or("")
         .to_string();
     let newest = RELEASES.last().map_or("unknown", |r| r.name);
-    let word = line.split_whitespace().last().unwrap_or("");
-    let word = word.strip_prefix('v').unwrap_or(word);
+    // The version is the first word that starts with a digit (`0.6.3`,
+    // `v0.10.3`, `0.6.3-nightly...`), else the last (`dev`).
+    let word = line
+        .split_whitespace()
+        .map(|w| w.strip_prefix('v').unwrap_or(w))
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        .or_else(|| line.split_whitespace().last())
+        .unwrap_or("");
     let numbers: Vec<u64> = word.split('.').map_while(|n| n.parse().ok()).collect();
     let known = match numbers.as_slice() {
         [major, minor, patch] => RELEASES

@@ -83,22 +83,10 @@ fn seen(out: &mut String, replay: &HostReplay) {
     );
 }
 
-/// The host's word on each finding that has one (confirmed and beyond
-/// sight; the contradicted are listed after).
+/// The host's word on the findings, one line per case and word (how
+/// many findings, the first one's sentence); the contradicted are listed
+/// after.
 fn words(out: &mut String, run: &RunReport) {
-    let mut said = Vec::new();
-    for case in &run.cases {
-        for step in &case.steps {
-            for f in &step.findings {
-                if let Some(word) = &f.host_word
-                    && word.verdict != Verdict::NotConfirmed
-                {
-                    said.push(format!("  {} · {}: {}", case.id, step.label(), word.text));
-                }
-            }
-        }
-    }
-    said.dedup();
     if let Some(replay) = &run.host_replay {
         let [c, b, n] = replay.words;
         let _ = writeln!(
@@ -106,7 +94,22 @@ fn words(out: &mut String, run: &RunReport) {
             "  the host's word: {c} confirmed, {b} beyond its sight, {n} not confirmed"
         );
     }
-    for line in said {
-        let _ = writeln!(out, "{line}");
+    for case in &run.cases {
+        let mut said: Vec<(Verdict, usize, String)> = Vec::new();
+        let words = case
+            .steps
+            .iter()
+            .flat_map(|s| &s.findings)
+            .filter_map(|f| f.host_word.as_ref());
+        for word in words.filter(|w| w.verdict != Verdict::NotConfirmed) {
+            match said.iter_mut().find(|(v, _, _)| *v == word.verdict) {
+                Some(entry) => entry.1 += 1,
+                None => said.push((word.verdict, 1, word.text.clone())),
+            }
+        }
+        for (_, n, text) in said {
+            let text: String = text.chars().take(200).collect();
+            let _ = writeln!(out, "  {} ({n}): {text}", case.id);
+        }
     }
 }

@@ -17,6 +17,7 @@ mod event_schemas;
 mod fault_matrix;
 mod field;
 mod golden;
+mod host_replay;
 mod host_versions;
 mod independence;
 mod init;

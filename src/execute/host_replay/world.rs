@@ -65,11 +65,13 @@ impl World {
                          [init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n";
         std::fs::write(sandbox.home().join(".gitconfig"), gitconfig)?;
         let env = World::user_env(&sandbox, host, plugin);
+        // Git's variables would point git elsewhere; the host's own
+        // variables for a plugin are the host's to set.
         let mut env_remove = sandbox::env_remove();
         env_remove.extend(
-            std::env::vars_os()
-                .filter_map(|(k, _)| k.into_string().ok())
-                .filter(|k| k.starts_with("ENTIRE_")),
+            crate::host::invocation::environment(&sandbox.repo())
+                .into_iter()
+                .map(|(k, _)| k),
         );
         Ok(World {
             sandbox,
