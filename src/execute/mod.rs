@@ -42,6 +42,7 @@ pub mod breaker;
 pub mod conflicts;
 pub mod discover;
 mod fold;
+pub mod host_replay;
 mod hosts;
 mod late_stdin;
 mod lived;

@@ -171,5 +171,7 @@ pub(super) fn run_report(
         peak_rss_bytes: crate::outcome::results::peak_rss_bytes(),
         pedantic: options.pedantic,
         calls_off_steps,
+        host_replay: None,
+        entire_on_path: None,
     }
 }

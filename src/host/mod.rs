@@ -88,6 +88,7 @@ pub mod protocol_only;
 pub mod range;
 pub mod reach;
 pub mod releases;
+pub mod replay;
 pub mod session;
 pub mod session_path;
 mod severity;

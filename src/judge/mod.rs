@@ -14,6 +14,7 @@ pub mod external_agents;
 pub mod formats;
 pub mod hookevents;
 pub mod hookfire;
+pub mod host_word;
 pub mod ids;
 pub mod lived;
 pub mod long_lines;

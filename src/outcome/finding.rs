@@ -38,6 +38,10 @@ pub struct Finding {
     /// An assumption about the agent alone never makes a failure
     /// ([`Finding::weight`]).
     pub evidence: Option<Evidence>,
+    /// What a real host showed of it (`--host`): confirmed, beyond its
+    /// sight, or not confirmed; `None` without a replay, or one that did
+    /// not reach it.
+    pub host_word: Option<super::host_replay::HostWord>,
 }
 
 impl Finding {
@@ -53,6 +57,7 @@ impl Finding {
             about: None,
             says_note: false,
             evidence: None,
+            host_word: None,
         }
     }
 
@@ -122,6 +127,19 @@ impl Finding {
         } else {
             self.evidence().cap(self.severity)
         }
+    }
+
+    /// Takes the real host's word (`--host`): a finding the host's outcome
+    /// contradicts is lowered to `lowered_to` (what the host showed),
+    /// unless it is hard (a hang holds whatever the host does); the
+    /// others keep their severity.
+    pub fn host_says(&mut self, word: super::host_replay::HostWord, lowered_to: Option<Severity>) {
+        if let Some(severity) = lowered_to
+            && !self.hard
+        {
+            self.set_severity(severity.min(self.severity));
+        }
+        self.host_word = Some(word);
     }
 
     /// A warning with only a message.

@@ -3,6 +3,7 @@
 pub mod discover;
 pub mod evidence;
 pub mod finding;
+pub mod host_replay;
 pub mod kept;
 pub mod kind;
 pub mod many;

@@ -409,6 +409,13 @@ pub struct RunReport {
     /// and the calls inside the harness's actions.
     #[serde(skip)]
     pub calls_off_steps: usize,
+    /// The replay through a real host (`--host`), when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_replay: Option<crate::outcome::host_replay::HostReplay>,
+    /// An `entire` found on `PATH` when `--host` was not given (the human
+    /// report says how to use it).
+    #[serde(skip)]
+    pub entire_on_path: Option<PathBuf>,
 }
 
 /// The host releases a run judged (`--host-version`).
@@ -564,14 +571,19 @@ fn findings<S: serde::Serializer>(list: &[Finding], s: S) -> Result<S::Ok, S::Er
     use serde::ser::SerializeSeq;
     let mut seq = s.serialize_seq(Some(list.len()))?;
     for f in list {
-        seq.serialize_element(&serde_json::json!({
+        let mut finding = serde_json::json!({
             "severity": f.weight(),
             "code": f.kind,
             "evidence": f.evidence(),
             "message": f.text(),
             "expected": f.expected,
             "actual": f.actual,
-        }))?;
+        });
+        // Only with `--host`: the report of a run without it is unchanged.
+        if let (Some(word), Some(map)) = (&f.host_word, finding.as_object_mut()) {
+            map.insert("host_word".into(), serde_json::json!(word));
+        }
+        seq.serialize_element(&finding)?;
     }
     seq.end()
 }

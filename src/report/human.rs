@@ -67,6 +67,7 @@ impl Human {
         if self.verbosity != Verbosity::Quiet {
             self.summary(&mut out, run);
         }
+        super::host::section(&mut out, run);
         self.verdict(&mut out, run);
         out
     }

@@ -23,7 +23,7 @@ pub fn render(run: &RunReport, strict: bool) -> String {
 /// The report as a JSON value.
 pub fn document(run: &RunReport, strict: bool) -> Value {
     let counts = run.counts();
-    json!({
+    let mut doc = json!({
         "report_version": REPORT_VERSION,
         "harness": {"name": "agent-conform", "version": env!("CARGO_PKG_VERSION")},
         "plugin": {"path": run.plugin, "info": run.info},
@@ -40,7 +40,12 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "seed": run.seed,
         "peak_rss_bytes": run.peak_rss_bytes,
         "cases": run.cases,
-    })
+    });
+    // Only with `--host`: the report of a run without it is unchanged.
+    if let (Some(replay), Some(map)) = (&run.host_replay, doc.as_object_mut()) {
+        map.insert("host_replay".into(), json!(replay));
+    }
+    doc
 }
 
 fn ms(d: std::time::Duration) -> f64 {

@@ -3,6 +3,7 @@
 
 pub mod discover;
 pub mod github;
+mod host;
 pub mod human;
 pub mod json;
 pub mod junit;

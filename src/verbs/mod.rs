@@ -244,6 +244,14 @@ struct RunArgs {
     #[arg(long, value_name = "REQ")]
     host_version: Option<String>,
 
+    /// After the run, replay the session through this real `entire` (a
+    /// sandbox repository set up as a user sets it up: enable, the hooks,
+    /// a commit, resume, rewind, uninstall) and mark each finding it
+    /// reaches with what the host showed: confirmed, beyond its sight, or
+    /// not confirmed (then lowered, and listed).
+    #[arg(long, value_name = "ENTIRE")]
+    host: Option<PathBuf>,
+
     /// Also load the case files (and fixtures/) of DIR; repeatable. With
     /// several plugins, `NAME=DIR` gives DIR to plugin NAME only (`foo` of
     /// entire-agent-foo); a plugin gets no other's cases.

@@ -19,6 +19,13 @@ use crate::verbs::{
 
 pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
     let plugins = check_plugins(&args.plugins)?;
+    let host = args.host.as_deref().map(check_host).transpose()?;
+    if host.is_some() && plugins.len() > 1 {
+        return Err(UsageError::new(
+            "--host replays one plugin at a time",
+            "run each plugin with --host in a run of its own",
+        ));
+    }
     let hosts = host_range(args.host_version.as_deref())?;
     if let Some(dir) = &args.sandbox_dir
         && !dir.is_dir()
@@ -108,6 +115,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
             &schemas,
             &options,
             &allowed[0],
+            host.as_deref(),
         )?
     } else {
         let suites: Vec<&Suite> = suites.iter().collect();
@@ -125,9 +133,14 @@ fn run_one(
     schemas: &Schemas,
     options: &Options,
     allowed: &[Allowance],
+    host: Option<&Path>,
 ) -> Result<ExitCode, UsageError> {
     let progress = crate::report::progress::Bar::for_terminal(suite.cases.len());
     let mut report = execute::run(plugin, suite, schemas, options, progress.as_ref());
+    match host {
+        Some(host) => replay_through(&mut report, host, suite, options),
+        None => report.entire_on_path = entire_on_path(),
+    }
     let outcomes = super::reports::allow(&mut report, allowed);
     // An interrupted run ends where it is stopped, not with a report made
     // of the calls the interruption cut short.
@@ -466,4 +479,78 @@ fn world(text: Option<&str>) -> Result<Option<crate::suite::worlds::World>, Usag
             ),
         )
     })
+}
+
+/// `--host`: the session replayed through the real host, after the run,
+/// and the host's word put on the findings it reaches (before `--allow`).
+fn replay_through(
+    report: &mut crate::outcome::results::RunReport,
+    host: &Path,
+    suite: &Suite,
+    options: &Options,
+) {
+    let Some(info) = report.info.clone() else {
+        return;
+    };
+    let request = execute::host_replay::Request {
+        plugin: &report.plugin.clone(),
+        host,
+        info: &info,
+        suite,
+        sandbox_base: &options.sandbox_base,
+        confine: options.confine,
+        keep: options.keep_temp,
+    };
+    let mut replay = execute::host_replay::replay(&request);
+    crate::judge::host_word::apply(&mut report.cases, &mut replay);
+    report.host_replay = Some(replay);
+}
+
+/// The `--host` binary: a path, or a name looked up on `PATH`; it must be
+/// an executable file.
+fn check_host(given: &Path) -> Result<PathBuf, UsageError> {
+    let shown = given.display();
+    let found = match crate::host::discovery::plugin_path::is_bare_name(given) {
+        true => on_path(&given.to_string_lossy()),
+        false => Some(given.to_path_buf()),
+    };
+    let hint = "pass the path of the host's binary, e.g. --host ~/go/bin/entire";
+    let Some(path) = found else {
+        return Err(UsageError::new(
+            format!("--host {shown}: not found on PATH"),
+            hint,
+        ));
+    };
+    let meta = std::fs::metadata(&path)
+        .map_err(|_| UsageError::new(format!("--host {shown}: no such file"), hint))?;
+    if meta.is_dir() || !crate::host::discovery::plugin_path::is_executable(&meta) {
+        return Err(UsageError::new(
+            format!("--host {shown} is not an executable file"),
+            hint,
+        ));
+    }
+    crate::running::runner::absolute_program(&path).map_err(|err| {
+        UsageError::new(
+            format!("cannot resolve --host {shown}: {err}"),
+            "run agent-conform from an existing directory",
+        )
+    })
+}
+
+/// An executable `entire` on `PATH`, if there is one (the human report
+/// then says how to replay through it).
+fn entire_on_path() -> Option<PathBuf> {
+    on_path("entire")
+}
+
+/// The first executable file `name` in a directory of `PATH`.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|file| {
+            std::fs::metadata(file).is_ok_and(|m| {
+                m.is_file() && crate::host::discovery::plugin_path::is_executable(&m)
+            })
+        })
 }

@@ -18,6 +18,7 @@ mod event_schemas;
 mod fault_matrix;
 mod godiff;
 mod golden;
+mod host_replay;
 mod host_versions;
 mod independence;
 mod init;

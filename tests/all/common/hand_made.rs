@@ -97,6 +97,8 @@ pub fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         peak_rss_bytes: Some(12 << 20),
         pedantic: false,
         calls_off_steps: 0,
+        host_replay: None,
+        entire_on_path: None,
     }
 }
 
