@@ -113,6 +113,8 @@ mod tests {
             steps: vec![step],
             sandbox: None,
             host_calls: Vec::new(),
+            world: Vec::new(),
+            shrunk: None,
             timeline: false,
             unverified: None,
             refused_guess: false,

@@ -91,7 +91,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the suite against a plugin, or several together (the default verb).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the cases: id, capability, severity, title.
     List {
         /// Only cases of this capability (`core` for the required part).
@@ -372,7 +372,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
-        Some(Command::Run(args)) => run::run(args),
+        Some(Command::Run(args)) => run::run(*args),
         Some(Command::List { capability, cases }) => catalog::list(capability.as_deref(), &cases),
         Some(Command::Explain { id, cases }) => catalog::explain(&id, &cases),
         Some(Command::Schema { name }) => catalog::print_schema(name.as_deref()),
