@@ -16,6 +16,8 @@ mod catalog;
 mod clean;
 mod discover;
 pub mod init;
+mod init_build;
+mod init_ci;
 mod init_env;
 mod init_text;
 mod many;
@@ -518,11 +520,11 @@ fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCo
     crate::running::interrupt::hold_if_interrupted();
     let written = written?;
     let mut text = String::new();
-    for path in &written {
+    for path in &written.paths {
         text.push_str(&format!("wrote {}\n", path.display()));
     }
-    if github && let Some(caveat) = crate::verbs::init::ci_paths(&request).caveat {
-        text.push_str(&format!("note: {caveat}\n"));
+    for note in &written.notes {
+        text.push_str(&format!("note: {note}\n"));
     }
     text.push_str(&format!(
         "next: replace the TODOs, then run\n  agent-conform --cases {} {}\n",
