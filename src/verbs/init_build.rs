@@ -128,7 +128,7 @@ impl Project<'_> {
     }
 
     /// `binary` (relative to the top) as the project's steps name it.
-    fn from_here(&self, binary: &str) -> String {
+    fn in_steps(&self, binary: &str) -> String {
         if self.rel == "." {
             return sh(binary);
         }
@@ -181,7 +181,7 @@ fn project(root: Option<&Path>, cwd: &Path, plugin: &Plugin) -> Option<(PathBuf,
 fn go(at: &Project, given: Option<&str>) -> Build {
     let binary = given.map_or_else(|| at.at(at.name), str::to_string);
     let package = go_package(&at.dir, at.name);
-    let command = format!("go build -o {} {package}", at.from_here(&binary));
+    let command = format!("go build -o {} {package}", at.in_steps(&binary));
     Build {
         note: format!(
             "the workflow builds the plugin as {} says: `{command}`",

@@ -241,7 +241,8 @@ struct RunArgs {
 
     /// Also load the case files (and fixtures/) of DIR; repeatable. With
     /// several plugins, `NAME=DIR` gives DIR to plugin NAME only (`foo` of
-    /// entire-agent-foo); a plugin gets no other's cases.
+    /// entire-agent-foo); a plugin gets no other's cases. Without it, one
+    /// plugin's run takes ./conformance when it holds case files, and says so.
     #[arg(long = "cases", value_name = "[NAME=]DIR")]
     cases: Vec<PathBuf>,
 

@@ -337,7 +337,9 @@ fn a_scaffold_whose_guesses_the_plugin_refuses_runs_green_with_one_line() {
         .expect("agent-conform runs");
     let stdout = String::from_utf8_lossy(&human.stdout);
     assert!(human.status.success(), "{stdout}");
-    assert_eq!(stdout.matches("scaffold's guess").count(), 1, "{stdout}");
+    // (Lines fold at 100 columns: the words, whatever the lines.)
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(words.matches("scaffold's guess").count(), 1, "{stdout}");
 
     // What only a recording verifies (the agent session, replayed on the
     // generic payloads it answers with no TurnEnd) is allowed by the
@@ -424,4 +426,45 @@ fn the_workflow_builds_a_go_plugin_with_go_build() {
         workflow.contains("binary-path: \"./entire-agent-reference\""),
         "{workflow}"
     );
+}
+
+/// A run with no `--cases`, in the directory `init` scaffolded, takes
+/// `./conformance` and says so in one line; `--cases` given, it does not.
+#[test]
+fn a_run_beside_the_scaffold_picks_it_up_and_says_so() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    assert!(init(repo.path(), &[], &[]).status.success());
+    let sandboxes = tempfile::tempdir().expect("temp dir");
+    let run = |extra: &[&str]| {
+        harness()
+            .current_dir(repo.path())
+            .args(["--format", "json", "--only", "*.detect.*", "--sandbox-dir"])
+            .arg(sandboxes.path())
+            .args(extra)
+            .arg(reference())
+            .output()
+            .expect("agent-conform runs")
+    };
+    let out = run(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("conformance"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "agent-conform: using the case files of ./conformance (found in the current directory; --cases DIR names others)"
+        ]
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("\"reference.detect.absent\""), "{report}");
+
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let elsewhere = elsewhere.path().to_str().expect("utf-8");
+    let out = run(&["--cases", elsewhere]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("using the case files"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("\"reference.detect.absent\""));
 }
