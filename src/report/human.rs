@@ -3,9 +3,13 @@
 //! expected, what came back, three lines of stderr at most, and one line
 //! that reruns the invocation), the notes one line each, and a summary per
 //! capability. Quiet, it is the findings, the notes and the verdict line.
+//! A case's headline (its line in the list) is its first finding of the
+//! case's own severity, never a note beside a failure. Lines of findings,
+//! and notes fold at the report's width, keeping their indentation;
+//! a reproduce line stays whole, to be copied.
 //!
-//! How one text is cut to fit (stderr excerpts, expected/got, diffs, one
-//! line) is `super::text`; this module lays out the report.
+//! How one text is cut or folded to fit (stderr excerpts, expected/got,
+//! diffs, one line) is `super::text`; this module lays out the report.
 
 use std::fmt::Write as _;
 
@@ -15,8 +19,8 @@ use crate::host::Severity;
 use crate::outcome::Finding;
 use crate::outcome::results::{CaseOutcome, CaseReport, Counts, RunReport, StepReport};
 
-use super::text::clip;
-pub use super::text::{expected_got, stderr_lines};
+pub use super::text::{DEFAULT_WIDTH, expected_got, stderr_lines};
+use super::text::{clip, cut, fold, fold_with_tail, line_width};
 
 /// How much to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +41,18 @@ pub struct Human {
     pub verbosity: Verbosity,
     /// Warnings count as failures.
     pub strict: bool,
+    /// The columns lines fold at: the terminal's, else [`DEFAULT_WIDTH`].
+    pub width: usize,
 }
 
 impl Human {
+    /// Writes `line` to `out`, folded at the report's width; continuation
+    /// lines indented by `rest` columns, else as `line` is plus two.
+    fn put(&self, out: &mut String, line: &str, rest: Option<usize>) {
+        out.push_str(&fold(line, self.width, rest));
+        out.push('\n');
+    }
+
     /// The whole report.
     pub fn render(&self, run: &RunReport) -> String {
         let mut out = String::new();
@@ -174,12 +187,24 @@ impl Human {
             (CaseOutcome::Skipped(r) | CaseOutcome::NotRun(r), _) => {
                 let _ = write!(line, "  {}", self.dim(r));
             }
+            // The headline of a case that did not pass is its first finding
+            // of the case's severity (a note beside a failure is not it).
+            (CaseOutcome::Failed | CaseOutcome::Warning | CaseOutcome::Note, _)
+                if case.first_finding().is_some() =>
+            {
+                // One line in the list, cut to the width: the details below
+                // have all of it.
+                let headline = case.summary_line();
+                let first = headline.lines().next().unwrap_or_default();
+                let room = self.width.saturating_sub(line_width(&line) + 2).max(20);
+                let _ = write!(line, "  {}", self.dim(&cut(first, room)));
+            }
             (_, Some(note)) => {
                 let _ = write!(line, "  {}", self.dim(note));
             }
             _ => {}
         }
-        let _ = writeln!(out, "{line}");
+        self.put(out, &line, Some(7));
         if self.verbosity == Verbosity::Verbose {
             for step in &case.steps {
                 // The short command: the full one (directory, environment,
@@ -238,12 +263,12 @@ impl Human {
             self.step_details(out, case, step);
             if !alike.is_empty() {
                 let names: Vec<&str> = alike.iter().map(|s| s.name.as_str()).collect();
-                let _ = writeln!(
-                    out,
+                let line = format!(
                     "  the same in {} more: {}",
                     alike.len(),
                     clip(&names.join(", "))
                 );
+                self.put(out, &line, None);
             }
         }
         let hidden: usize = groups
@@ -264,7 +289,7 @@ impl Human {
         // An unverified session's note is its finding's reason, said above.
         let said = said || case.unverified.is_some();
         if let Some(note) = case.note.as_deref().filter(|_| !said) {
-            let _ = writeln!(out, "  note: {note}");
+            self.put(out, &format!("  note: {note}"), None);
         }
         let reproducible = groups
             .iter()
@@ -292,7 +317,8 @@ impl Human {
                 let _ = writeln!(out, "    {}", case.id);
                 continue;
             };
-            let _ = writeln!(out, "    {}: {}", self.bold(&case.id), step_label(step));
+            let line = format!("    {}: {}", self.bold(&case.id), step_label(step));
+            self.put(out, &line, None);
             if let Some(sent) = &step.sent {
                 let _ = writeln!(out, "      stdin: {}", clip(&sent.text()));
             }
@@ -338,7 +364,7 @@ impl Human {
                     format!("    {}  {}", self.paint(label, &outcome), clip(&text))
                 }
             };
-            let _ = writeln!(out, "{line}");
+            self.put(out, &line, Some(10));
         }
     }
 
@@ -362,15 +388,22 @@ impl Human {
                 (kind, _) => self.dim(&format!(" [{}]", kind.code())),
             };
             let first = message.next().unwrap_or_default();
-            let _ = writeln!(out, "  {name}: {tag}{first}{code}");
+            let folded = fold_with_tail(
+                &format!("  {name}: {tag}{first}"),
+                &code,
+                self.width,
+                Some(4),
+            );
+            let _ = writeln!(out, "{folded}");
             for line in message {
-                let _ = writeln!(out, "    {line}");
+                self.put(out, &format!("    {line}"), None);
             }
             self.expected_got(out, f);
         }
         let stderr = stderr_lines(&step.stderr_excerpt, step.stderr_bytes);
         for (i, line) in stderr.iter().enumerate() {
             let label = if i == 0 { "stderr:" } else { "" };
+            // The plugin's own text, cut already: as it is.
             let _ = writeln!(out, "  {label:<7} {}", self.dim(line));
         }
         if let Some(sent) = &step.sent {
@@ -411,13 +444,13 @@ impl Human {
         }
         let _ = writeln!(out, "\n{}", self.bold("Notes (never fail the run):"));
         for case in notes {
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "  {} {}: {}",
                 self.paint("NOTE", &case.outcome),
                 case.id,
                 case.summary_line()
             );
+            self.put(out, &line, Some(7));
         }
     }
 
@@ -611,65 +644,5 @@ fn step_label(step: &StepReport) -> String {
         format!("{} ({args})", step.name)
     } else {
         format!("{} ({first} …)", step.name)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{expected_got, stderr_lines};
-
-    #[test]
-    fn short_values_share_a_line_long_ones_take_two() {
-        assert_eq!(expected_got(Some("0"), Some("7")), ["expected: 0 / got: 7"]);
-        let long = "x".repeat(80);
-        assert_eq!(expected_got(Some(&long), Some("y")).len(), 2);
-        assert!(expected_got(None, None).is_empty());
-        assert_eq!(expected_got(Some("a"), None).len(), 1);
-    }
-
-    #[test]
-    fn a_whitespace_difference_shows_escaped() {
-        let lines = expected_got(Some("\n\n"), Some("\n\n\n"));
-        assert_eq!(lines, [r#"expected: "\n\n" / got: "\n\n\n""#]);
-    }
-
-    #[test]
-    fn long_single_lines_are_cut_around_the_difference() {
-        let expected = format!("{}A{}", "x".repeat(500), "y".repeat(500));
-        let actual = format!("{}B{}", "x".repeat(500), "y".repeat(500));
-        let lines = expected_got(Some(&expected), Some(&actual));
-        assert_eq!(lines.len(), 2);
-        assert!(
-            lines[0].contains('A') && lines[1].contains('B'),
-            "{lines:?}"
-        );
-        assert!(lines.iter().all(|l| l.chars().count() < 140), "{lines:?}");
-    }
-
-    #[test]
-    fn a_diff_stops_at_twenty_lines() {
-        let expected: String = (0..100).map(|i| format!("line {i}\n")).collect();
-        let actual: String = (0..100).map(|i| format!("LINE {i}\n")).collect();
-        let lines = expected_got(Some(&expected), Some(&actual));
-        assert_eq!(lines.len(), 21);
-        assert!(lines[20].starts_with("… ") && lines[20].ends_with(" more lines"));
-        // Both sides on several lines, but short: still a diff.
-        let lines = expected_got(Some("a\nb\n"), Some("a\nc\n"));
-        assert!(lines.iter().any(|l| l == "-b") && lines.iter().any(|l| l == "+c"));
-    }
-
-    #[test]
-    fn stderr_is_three_lines_at_most_without_escapes() {
-        let text = "\n\u{1b}[31merror\u{1b}[0m: one\ntwo\n\nthree\nfour\nfive\n";
-        let lines = stderr_lines(text, text.len());
-        assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0], "… 2 earlier lines …  three");
-        assert_eq!(lines[2], "five");
-        let traceback =
-            "Traceback (most recent call last):\n  File \"x\", line 1\nKeyError: 'id'\n";
-        let shown = stderr_lines(traceback, traceback.len());
-        assert_eq!(shown.last().map(String::as_str), Some("KeyError: 'id'"));
-        assert_eq!(stderr_lines("only\n", 5), ["only"]);
-        assert!(stderr_lines("  \n", 3).is_empty());
     }
 }

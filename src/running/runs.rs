@@ -1,7 +1,13 @@
 //! Kept sandboxes are bounded: each run keeps its sandboxes in one folder of
-//! its own, `<sandbox base>/agent-conform-runs/<plugin>-<UTC time>-<pid>/`,
-//! which a marker file ([`MARKER`]) declares the harness's. Nothing without
-//! that marker is ever removed.
+//! its own, `<runs folder>/<plugin>-<UTC time>-<pid>/`, which a marker file
+//! ([`MARKER`]) declares the harness's. Nothing without that marker is ever
+//! removed, nor anything another user owns.
+//!
+//! The runs folder ([`folder`]) is the user's own: in the shared default
+//! base (`/dev/shm`, the temporary directory) it is
+//! `agent-conform-runs-<uid>`, made `0700`; in a `--sandbox-dir` the user
+//! chose, `agent-conform-runs`. A runs folder that is a link, or another
+//! user's, is refused.
 //!
 //! At start, a run removes the folders of earlier runs of the same plugin
 //! beyond that plugin's newest [`KEEP_RUNS`] runs, itself included, and
@@ -16,8 +22,41 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The folder, in the sandbox base, that holds the runs' folders.
+/// The folder, in a sandbox base, that holds the runs' folders (with the
+/// user's id after it in a shared base: [`folder`]).
 pub const RUNS_DIR: &str = "agent-conform-runs";
+
+/// The folder in `base` that holds this user's runs' folders: `base`'s
+/// [`RUNS_DIR`] when the user `chose` the base (`--sandbox-dir`), else,
+/// in a base every user shares, one named after this user's id.
+pub fn folder(base: &Path, chose: bool) -> PathBuf {
+    if chose {
+        return base.join(RUNS_DIR);
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        let uid = unsafe { libc::geteuid() };
+        base.join(format!("{RUNS_DIR}-{uid}"))
+    }
+    #[cfg(not(unix))]
+    {
+        // The temporary directory is the user's own there.
+        base.join(RUNS_DIR)
+    }
+}
+
+/// The runs folders `agent-conform clean` empties in a shared `base`: this
+/// user's, and the one every user shared before (its folders of this
+/// user's only).
+pub fn folders_to_clean(base: &Path) -> Vec<PathBuf> {
+    let mut folders = vec![folder(base, false)];
+    let shared = base.join(RUNS_DIR);
+    if !folders.contains(&shared) {
+        folders.push(shared);
+    }
+    folders
+}
 
 /// The marker file of a run's folder.
 pub const MARKER: &str = ".agent-conform-run";
@@ -40,11 +79,11 @@ pub struct RunDir {
 }
 
 impl RunDir {
-    /// Makes the run's folder under `base` (the sandbox base), named after
-    /// the `plugin` file and the time, with its marker; `keep` marks a
-    /// `--keep-temp` run.
-    pub fn create(base: &Path, plugin: &Path, keep: bool) -> io::Result<RunDir> {
-        let runs = runs_dir(base)?;
+    /// Makes the run's folder in the runs folder `runs` ([`folder`]), named
+    /// after the `plugin` file and the time, with its marker; `keep` marks
+    /// a `--keep-temp` run.
+    pub fn create(runs_folder: &Path, plugin: &Path, keep: bool) -> io::Result<RunDir> {
+        let runs = runs_dir(runs_folder)?;
         let now = SystemTime::now();
         let name = format!(
             "{}-{}-{}",
@@ -59,7 +98,7 @@ impl RunDir {
             .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
         {
             // Another run's end removed the empty runs' folder just now.
-            runs_dir(base)?;
+            runs_dir(runs_folder)?;
             made = fs::create_dir(&path);
         }
         made?;
@@ -98,14 +137,17 @@ impl Drop for RunDir {
     }
 }
 
-/// `<base>/agent-conform-runs`, made if missing; refused when it is not a
+/// The runs folder, made (`0700`) if missing; refused when it is not a
 /// directory of this user's (a link, or another user's on a shared
 /// `/dev/shm`).
-fn runs_dir(base: &Path) -> io::Result<PathBuf> {
-    let runs = base.join(RUNS_DIR);
+fn runs_dir(runs: &Path) -> io::Result<PathBuf> {
+    let runs = runs.to_path_buf();
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     // Another run may remove the empty folder between the two calls.
     for _ in 0..3 {
-        match fs::create_dir(&runs) {
+        match builder.create(&runs) {
             Ok(()) => break,
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
             Err(err) => return Err(err),
@@ -190,14 +232,16 @@ struct Found {
     plugin: String,
 }
 
-/// The marked run folders under `base`, the newest first.
-fn found(base: &Path) -> Vec<Found> {
-    let Ok(entries) = fs::read_dir(base.join(RUNS_DIR)) else {
+/// The marked run folders of this user's in the runs folder `runs`, the
+/// newest first.
+fn found(runs: &Path) -> Vec<Found> {
+    let Ok(entries) = fs::read_dir(runs) else {
         return Vec::new();
     };
     let mut runs: Vec<Found> = entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| fs::symlink_metadata(e.path()).is_ok_and(|m| owned(&m)))
         .filter_map(|e| read_marker(&e.path()))
         .collect();
     runs.sort_by(|a, b| (b.started_ms, &b.path).cmp(&(a.started_ms, &a.path)));
@@ -264,17 +308,17 @@ fn size(dir: &Path) -> u64 {
         .sum()
 }
 
-/// At the start of a run: removes the folders under `base` of each
+/// At the start of a run: removes the folders in the runs folder `runs` of each
 /// plugin's runs beyond its newest [`KEEP_RUNS`] (running ones count,
 /// `--keep-temp` ones neither count nor go) and of those older than
 /// [`MAX_AGE`].
-pub fn prune(base: &Path) -> Removed {
+pub fn prune(runs: &Path) -> Removed {
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let mut removed = Removed::default();
     let mut newer: std::collections::HashMap<String, usize> = Default::default();
-    for run in found(base).into_iter().filter(|r| !r.keep) {
+    for run in found(runs).into_iter().filter(|r| !r.keep) {
         let old = now_ms.saturating_sub(run.started_ms) > MAX_AGE.as_millis();
         let count = newer.entry(run.plugin.clone()).or_default();
         if *count < KEEP_RUNS && !old {
@@ -286,28 +330,29 @@ pub fn prune(base: &Path) -> Removed {
     removed
 }
 
-/// `agent-conform clean`: removes every run folder under `base`, kept
-/// with `--keep-temp` or not, except those of runs still going.
-pub fn clean(base: &Path) -> Removed {
+/// `agent-conform clean`: removes every run folder of this user's in the
+/// runs folder `runs`, kept with `--keep-temp` or not, except those of runs
+/// still going.
+pub fn clean(runs: &Path) -> Removed {
     let mut removed = Removed::default();
-    for run in found(base) {
+    for run in found(runs) {
         remove(&run.path, &mut removed);
     }
-    let _ = fs::remove_dir(base.join(RUNS_DIR));
+    let _ = fs::remove_dir(runs);
     removed
 }
 
-/// [`clean`] over several bases, each once.
-pub fn clean_all(bases: &[PathBuf]) -> Vec<(PathBuf, Removed)> {
+/// [`clean`] over several runs folders, each once.
+pub fn clean_all(folders: &[PathBuf]) -> Vec<(PathBuf, Removed)> {
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out = Vec::new();
-    for base in bases {
-        let key = base.canonicalize().unwrap_or_else(|_| base.clone());
+    for runs in folders {
+        let key = runs.canonicalize().unwrap_or_else(|_| runs.clone());
         if seen.contains(&key) {
             continue;
         }
         seen.push(key);
-        out.push((base.join(RUNS_DIR), clean(base)));
+        out.push((runs.clone(), clean(runs)));
     }
     out
 }
@@ -380,7 +425,7 @@ mod tests {
 
     /// [`finished_run`] of the plugin at `plugin`.
     fn finished_run_of(base: &Path, name: &str, ago: u128, keep: bool, plugin: &str) -> PathBuf {
-        let path = base.join(RUNS_DIR).join(name);
+        let path = base.join(name);
         fs::create_dir_all(path.join("agent-conform-case-x")).unwrap();
         fs::write(path.join("agent-conform-case-x/f"), b"12345").unwrap();
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
@@ -392,16 +437,17 @@ mod tests {
 
     #[test]
     fn the_newest_runs_stay_the_rest_go_and_nothing_unmarked_is_touched() {
-        let base = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let base = &folder(dir.path(), false);
         let runs: Vec<PathBuf> = (0..8)
-            .map(|n| finished_run(base.path(), &format!("p-{n}"), 1000 * (8 - n), false))
+            .map(|n| finished_run(base, &format!("p-{n}"), 1000 * (8 - n), false))
             .collect();
-        let kept = finished_run(base.path(), "kept", 1_000_000, true);
-        let old = finished_run(base.path(), "old", MAX_AGE.as_millis() + 1000, false);
-        let stranger = base.path().join(RUNS_DIR).join("not-ours");
+        let kept = finished_run(base, "kept", 1_000_000, true);
+        let old = finished_run(base, "old", MAX_AGE.as_millis() + 1000, false);
+        let stranger = base.join("not-ours");
         fs::create_dir_all(&stranger).unwrap();
-        let current = RunDir::create(base.path(), Path::new("/x/entire-agent-y"), false).unwrap();
-        let removed = prune(base.path());
+        let current = RunDir::create(base, Path::new("/x/entire-agent-y"), false).unwrap();
+        let removed = prune(base);
         // The current run and the 4 newest earlier ones stay.
         assert_eq!(removed.runs, 5, "{removed:?}");
         assert!(removed.bytes >= 5 * 5, "{removed:?}");
@@ -413,7 +459,7 @@ mod tests {
         let name = current.path().file_name().unwrap().to_string_lossy();
         assert!(name.starts_with("entire-agent-y-"), "{name}");
         // A running run is left alone by clean; the rest go.
-        let cleaned = clean(base.path());
+        let cleaned = clean(base);
         assert_eq!((cleaned.runs, cleaned.running), (5, 1), "{cleaned:?}");
         assert!(stranger.exists() && current.path().exists());
         let path = current.path().to_path_buf();
@@ -426,16 +472,39 @@ mod tests {
 
     #[test]
     fn each_plugin_keeps_its_own_newest_runs() {
-        let base = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let base = &dir.path().join(RUNS_DIR);
         let mine: Vec<PathBuf> = (0..3)
-            .map(|n| finished_run_of(base.path(), &format!("a-{n}"), 1000 * (10 - n), false, "/a"))
+            .map(|n| finished_run_of(base, &format!("a-{n}"), 1000 * (10 - n), false, "/a"))
             .collect();
         // Another plugin's seven later runs do not push out the first's.
         for n in 0..7 {
-            finished_run_of(base.path(), &format!("b-{n}"), 100 * (7 - n), false, "/b");
+            finished_run_of(base, &format!("b-{n}"), 100 * (7 - n), false, "/b");
         }
-        let removed = prune(base.path());
+        let removed = prune(base);
         assert_eq!(removed.runs, 2, "{removed:?}");
         assert!(mine.iter().all(|p| p.exists()));
+    }
+
+    /// In a shared base the runs folder is this user's own: named after
+    /// the user's id, and made for the user alone.
+    #[cfg(unix)]
+    #[test]
+    fn a_shared_base_gives_each_user_a_runs_folder_of_their_own() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let runs = folder(dir.path(), false);
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        let uid = unsafe { libc::geteuid() };
+        assert_eq!(runs, dir.path().join(format!("agent-conform-runs-{uid}")));
+        assert_eq!(folder(dir.path(), true), dir.path().join(RUNS_DIR));
+        let run = RunDir::create(&runs, Path::new("/x/entire-agent-y"), true).unwrap();
+        let mode = fs::metadata(&runs).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        assert!(run.path().starts_with(runs.canonicalize().unwrap()));
+        assert_eq!(
+            folders_to_clean(dir.path()),
+            [runs.clone(), dir.path().join(RUNS_DIR)]
+        );
     }
 }

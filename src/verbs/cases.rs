@@ -8,6 +8,21 @@ use std::path::{Path, PathBuf};
 
 use crate::verbs::usage::UsageError;
 
+/// The directory `init` scaffolds, `conformance` in the current directory,
+/// when it holds a case file (`*.yaml`, `*.yml`): a run without `--cases`
+/// takes it.
+pub(super) fn beside() -> Option<PathBuf> {
+    let dir = PathBuf::from("conformance");
+    let holds_cases = std::fs::read_dir(&dir).ok()?.flatten().any(|entry| {
+        let path = entry.path();
+        path.is_file()
+            && path
+                .extension()
+                .is_some_and(|ext| ext == "yaml" || ext == "yml")
+    });
+    holds_cases.then(|| PathBuf::from("./conformance"))
+}
+
 /// One `--cases` value: the plugin it names, if any, and the directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Given {

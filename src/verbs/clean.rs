@@ -15,10 +15,13 @@ pub(super) fn clean(sandbox_dir: Option<PathBuf>) -> Result<ExitCode, UsageError
                 "pass the --sandbox-dir the runs were given, or leave the flag out",
             ));
         }
-        Some(dir) => vec![dir],
-        None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()]
-            .into_iter()
+        Some(dir) => vec![crate::running::runs::folder(&dir, true)],
+        // This user's runs folder in each shared base, and the folders of
+        // this user's in the runs folder every user shared before.
+        None => [PathBuf::from("/dev/shm"), std::env::temp_dir()]
+            .iter()
             .filter(|d| d.is_dir())
+            .flat_map(|d| crate::running::runs::folders_to_clean(d))
             .collect(),
     };
     let cleaned = crate::running::runs::clean_all(&bases);

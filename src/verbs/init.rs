@@ -6,12 +6,15 @@
 //! commented templates for each declared transcript capability, a
 //! `samples/README.md` saying which sample transcripts to add, the JSON
 //! Schema of case files that the case file names for editors, and, with
-//! `--ci github`, a workflow that runs the action. Every guess is marked
-//! `TODO` so that an author can find what to replace. No file is overwritten
-//! without `--force`.
+//! `--ci github`, a workflow that builds the plugin and runs the action.
+//! Every guess is marked `TODO` so that an author can find what to replace.
+//! No file is overwritten without `--force`. With `--ci github` and a
+//! conformance directory that exists already, only the workflow is
+//! written (and the plugin is not asked).
 //!
-//! The scaffold's texts (case file, samples README, workflow) are written
-//! by `super::init_text`; this module asks the plugin and writes files.
+//! The scaffold's texts are written by `super::init_text` (case file,
+//! samples README) and `super::init_ci` (the workflow, its build detected
+//! by `super::init_build`); this module asks the plugin and writes files.
 
 use std::path::{Path, PathBuf};
 
@@ -21,8 +24,10 @@ use crate::running::runner::{Invocation, Termination};
 use crate::running::sandbox::{self, Sandbox};
 use crate::verbs::usage::UsageError;
 
-pub use super::init_text::{CiPaths, Info, Request, ci_paths};
-use super::init_text::{SCHEMA_FILE, case_file, samples_readme, slug, workflow};
+use super::init_ci::workflow;
+pub use super::init_ci::{CiPaths, ci_paths};
+pub use super::init_text::{Info, Request};
+use super::init_text::{SCHEMA_FILE, case_file, samples_readme, slug};
 
 /// One file of the scaffold: where, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,13 +38,54 @@ pub struct File {
     pub text: String,
 }
 
-/// Runs `init`: asks the plugin for its `info`, then writes the scaffold.
-/// Returns the paths written.
-pub fn run(request: &Request) -> Result<Vec<PathBuf>, UsageError> {
-    let info = query_info(&request.plugin)?;
-    let files = scaffold(&info, request);
+/// What `init` did: the paths written, and what it says about them.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    /// The paths written, in order.
+    pub paths: Vec<PathBuf>,
+    /// One sentence each, printed as `note:` lines.
+    pub notes: Vec<String>,
+}
+
+/// Runs `init`: asks the plugin for its `info`, then writes the scaffold;
+/// or, with `--ci github` and a conformance directory that holds files
+/// already, writes the workflow alone.
+pub fn run(request: &Request) -> Result<Written, UsageError> {
+    let mut notes = Vec::new();
+    let files = if request.github_workflow && holds_files(&request.cwd.join(&request.dir)) {
+        notes.push(format!(
+            "{} exists: wrote only the workflow (init without --ci, with --force, rewrites the scaffold)",
+            request.dir.display()
+        ));
+        vec![workflow_file(request)]
+    } else {
+        let info = query_info(&request.plugin)?;
+        scaffold(&info, request)
+    };
     write_all(&files, request.force)?;
-    Ok(files.into_iter().map(|f| f.path).collect())
+    if request.github_workflow {
+        let paths = ci_paths(request);
+        notes.push(paths.build.note);
+        notes.extend(paths.caveat);
+    }
+    Ok(Written {
+        paths: files.into_iter().map(|f| f.path).collect(),
+        notes,
+    })
+}
+
+/// Whether `dir` is a directory with something in it.
+fn holds_files(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
+}
+
+/// The workflow file of `request`.
+fn workflow_file(request: &Request) -> File {
+    let paths = ci_paths(request);
+    File {
+        text: workflow(&paths),
+        path: paths.file,
+    }
 }
 
 /// Runs `PLUGIN info` in a sandbox, as the host's discovery does, and reads
@@ -150,11 +196,7 @@ pub fn scaffold(info: &Info, request: &Request) -> Vec<File> {
         },
     ];
     if request.github_workflow {
-        let paths = ci_paths(request);
-        files.push(File {
-            path: paths.file.clone(),
-            text: workflow(&paths),
-        });
+        files.push(workflow_file(request));
     }
     files
 }

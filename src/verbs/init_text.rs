@@ -1,8 +1,8 @@
 //! The texts `agent-conform init` writes: the case file (detect, a
 //! `parse-hook` case per hook name, commented templates per declared
 //! capability, `env:` when the plugin names a variable its agent sets, the
-//! case-file schema named for editors), the samples README and the GitHub
-//! workflow. Split from `init.rs`, which asks
+//! case-file schema named for editors) and the samples README (the GitHub
+//! workflow is `init_ci`'s). Split from `init.rs`, which asks
 //! the plugin and writes the files; everything here is a pure function of
 //! the plugin's `Info` and the `Request`, which are defined here (and
 //! re-exported by `init`) so that this module names no other.
@@ -11,7 +11,7 @@ use crate::outcome::Kind;
 use std::fmt::Write as _;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What `init` was asked to do.
 #[derive(Debug, Clone)]
@@ -93,7 +93,7 @@ pub(super) fn slug(name: &str) -> String {
 }
 
 /// A YAML double-quoted scalar (JSON's string syntax is valid YAML).
-fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     serde_json::Value::String(text.to_string()).to_string()
 }
 
@@ -517,130 +517,4 @@ before committing it.
         }
     }
     text
-}
-
-/// Where the workflow goes and the paths it names: relative to the top of
-/// the repository, which is the runner's working directory after
-/// `actions/checkout`; `caveat` says why a path could not be made so.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CiPaths {
-    /// The workflow file to write.
-    pub file: PathBuf,
-    /// The action's `binary-path`.
-    pub binary: String,
-    /// The action's `cases`.
-    pub cases: String,
-    /// Why `binary` (or `cases`) is the path as given, not one relative to
-    /// the repository.
-    pub caveat: Option<String>,
-}
-
-/// The workflow's paths for `request` (see [`CiPaths`]).
-pub fn ci_paths(request: &Request) -> CiPaths {
-    let workflow = Path::new(".github/workflows/agent-conform.yml");
-    let dir = request.cwd.join(&request.dir);
-    let Some(root) = &request.repo_root else {
-        return CiPaths {
-            file: workflow.to_path_buf(),
-            binary: request.plugin_shown.clone(),
-            cases: request.dir.display().to_string(),
-            caveat: Some(format!(
-                "{} is not inside a git repository, so the workflow's binary-path \
-                 ({}) and cases are the paths as given: make them relative to the \
-                 repository's top, where the workflow runs",
-                request.cwd.display(),
-                request.plugin_shown
-            )),
-        };
-    };
-    let cases = within(root, &dir);
-    let binary = within(root, &request.plugin);
-    let caveat = match (&binary, &cases) {
-        (Some(_), Some(_)) => None,
-        (None, _) => Some(format!(
-            "{} lies outside the repository {}, so the runner cannot find it there: \
-             the workflow's binary-path is {} as given; build the plugin inside the \
-             repository (the workflow's TODO step) and put that path there",
-            request.plugin.display(),
-            root.display(),
-            request.plugin_shown
-        )),
-        (Some(_), None) => Some(format!(
-            "{} lies outside the repository {}: the workflow's cases is the path as given",
-            dir.display(),
-            root.display()
-        )),
-    };
-    CiPaths {
-        file: root.join(workflow),
-        binary: binary.unwrap_or_else(|| request.plugin_shown.clone()),
-        cases: cases.unwrap_or_else(|| request.dir.display().to_string()),
-        caveat,
-    }
-}
-
-/// `path` relative to `root`, `/`-separated, when it lies inside it.
-fn within(root: &Path, path: &Path) -> Option<String> {
-    let plain = |p: &Path| -> PathBuf {
-        let canonical = p.canonicalize().ok();
-        canonical.unwrap_or_else(|| p.components().collect())
-    };
-    let root = plain(root);
-    // The file itself is not resolved: a symbolic link inside the
-    // repository is where the runner finds it. It may not exist yet either
-    // (a cases directory to write).
-    let path = match (path.parent(), path.file_name()) {
-        (Some(parent), Some(name)) => plain(parent).join(name),
-        _ => plain(path),
-    };
-    let rel = path.strip_prefix(&root).ok()?;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    Some(if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
-    })
-}
-
-/// `.github/workflows/agent-conform.yml`: runs the action on every push.
-pub(super) fn workflow(paths: &CiPaths) -> String {
-    format!(
-        "\
-# Runs agent-conform on every push and pull request; scaffolded by
-# `agent-conform init --ci github`. Paths are relative to the repository's
-# top, the runner's working directory after actions/checkout.
-name: agent-conform
-
-on:
-  push:
-  pull_request:
-
-jobs:
-  conformance:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      # TODO: build your plugin, so that binary-path below exists.
-      - run: ls -l {plugin}
-      - uses: entireio/agent-conform@v{version}
-        with:
-          binary-path: {plugin}
-          cases: {dir}
-          strict: \"true\"
-          # pedantic: \"true\"  # run the protocol-only cases too (calls the host
-          #                     # never makes, inputs it never sends): they warn
-          junit: agent-conform-junit.xml
-      - if: always()
-        uses: actions/upload-artifact@v4
-        with:
-          name: agent-conform-junit
-          path: agent-conform-junit.xml
-",
-        plugin = quoted(&paths.binary),
-        dir = quoted(&paths.cases),
-        version = env!("CARGO_PKG_VERSION"),
-    )
 }

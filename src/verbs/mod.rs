@@ -16,6 +16,8 @@ mod catalog;
 mod clean;
 mod discover;
 pub mod init;
+mod init_build;
+mod init_ci;
 mod init_env;
 mod init_text;
 mod many;
@@ -254,7 +256,8 @@ struct RunArgs {
 
     /// Also load the case files (and fixtures/) of DIR; repeatable. With
     /// several plugins, `NAME=DIR` gives DIR to plugin NAME only (`foo` of
-    /// entire-agent-foo); a plugin gets no other's cases.
+    /// entire-agent-foo); a plugin gets no other's cases. Without it, one
+    /// plugin's run takes ./conformance when it holds case files, and says so.
     #[arg(long = "cases", value_name = "[NAME=]DIR")]
     cases: Vec<PathBuf>,
 
@@ -533,11 +536,11 @@ fn init(plugin: &Path, dir: PathBuf, github: bool, force: bool) -> Result<ExitCo
     crate::running::interrupt::hold_if_interrupted();
     let written = written?;
     let mut text = String::new();
-    for path in &written {
+    for path in &written.paths {
         text.push_str(&format!("wrote {}\n", path.display()));
     }
-    if github && let Some(caveat) = crate::verbs::init::ci_paths(&request).caveat {
-        text.push_str(&format!("note: {caveat}\n"));
+    for note in &written.notes {
+        text.push_str(&format!("note: {note}\n"));
     }
     text.push_str(&format!(
         "next: replace the TODOs, then run\n  agent-conform --cases {} {}\n",

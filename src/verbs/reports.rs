@@ -82,7 +82,29 @@ pub(super) fn human(args: &RunArgs) -> Human {
             Verbosity::Normal
         },
         strict: args.strict,
+        width: terminal_width(),
     }
+}
+
+/// The columns of the terminal the report goes to, or
+/// [`crate::report::human::DEFAULT_WIDTH`] when stdout is not one (a file,
+/// a pipe, CI's log).
+fn terminal_width() -> usize {
+    use std::io::IsTerminal as _;
+    let fallback = crate::report::human::DEFAULT_WIDTH;
+    if !std::io::stdout().is_terminal() {
+        return fallback;
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ fills the winsize it is given, nothing else.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let asked = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+        if asked == 0 && size.ws_col >= 40 {
+            return usize::from(size.ws_col);
+        }
+    }
+    fallback
 }
 
 /// Writes the JUnit file; a path that cannot be written is a usage error.

@@ -44,6 +44,16 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
     // that runs while the suite loads and the schemas compile.
     let warm = std::thread::spawn(crate::running::sandbox::warm_up);
     let names: Vec<String> = plugins.iter().map(|p| agent_name(p)).collect();
+    if args.cases.is_empty()
+        && plugins.len() == 1
+        && let Some(dir) = super::cases::beside()
+    {
+        eprintln!(
+            "agent-conform: using the case files of {} (found in the current directory; --cases DIR names others)",
+            dir.display()
+        );
+        args.cases.push(dir);
+    }
     let dirs = super::cases::per_plugin(&args.cases, &names)?;
     let schemas = compile_schemas()?;
     let mut suites = dirs
@@ -81,11 +91,13 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
     {
         return Ok(ExitCode::SUCCESS);
     }
-    let base = args
-        .sandbox_dir
-        .clone()
-        .unwrap_or_else(crate::running::sandbox::default_base);
-    let run_dir = start_run_dir(&base, &plugins[0], args.keep_temp)?;
+    // A folder of this user's own: in the --sandbox-dir given, or in the
+    // shared default base one named after the user.
+    let runs = match &args.sandbox_dir {
+        Some(dir) => crate::running::runs::folder(dir, true),
+        None => crate::running::runs::folder(&crate::running::sandbox::default_base(), false),
+    };
+    let run_dir = start_run_dir(&runs, &plugins[0], args.keep_temp)?;
     let options = Options {
         timeout: args
             .timeout
@@ -378,29 +390,30 @@ pub(super) fn host_range(
     })
 }
 
-/// Makes the run's folder of sandboxes under `base` and removes those of
-/// earlier runs beyond the newest ones (see [`crate::running::runs`]), saying so.
+/// Makes the run's folder of sandboxes in the runs folder `runs` and
+/// removes those of earlier runs beyond the newest ones (see
+/// [`crate::running::runs`]), saying so.
 pub(super) fn start_run_dir(
-    base: &Path,
+    runs: &Path,
     plugin: &Path,
     keep_temp: bool,
 ) -> Result<crate::running::runs::RunDir, UsageError> {
-    let run_dir = crate::running::runs::RunDir::create(base, plugin, keep_temp).map_err(|err| {
+    let run_dir = crate::running::runs::RunDir::create(runs, plugin, keep_temp).map_err(|err| {
         UsageError::new(
             format!(
                 "cannot make this run's sandbox folder in {}: {err}",
-                base.display()
+                runs.display()
             ),
             "pass --sandbox-dir DIR, a directory of yours that you can write",
         )
     })?;
     crate::running::interrupt::track_run_dir(run_dir.path());
-    let removed = crate::running::runs::prune(base);
+    let removed = crate::running::runs::prune(runs);
     if removed.runs > 0 {
         eprintln!(
             "agent-conform: {} (the newest {} runs of each plugin of the last 24 hours stay; \
              `agent-conform clean` removes them all)",
-            removed.line(&base.join(crate::running::runs::RUNS_DIR)),
+            removed.line(runs),
             crate::running::runs::KEEP_RUNS
         );
     }

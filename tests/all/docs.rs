@@ -359,9 +359,11 @@ fn the_readme_keeps_the_commands_ci_runs() {
 
 #[test]
 fn the_readme_stays_short() {
+    // Issue 59's bound: under 300 (the report's examples fold at 100
+    // columns, as a log shows them).
     let lines = read(&root().join("README.md")).lines().count();
     assert!(
-        lines < 270,
+        lines < 300,
         "README.md has {lines} lines: move detail into docs/"
     );
 }

@@ -1,6 +1,8 @@
 //! `agent-conform init`: the scaffold of a plugin repository's own cases
 //! loads, runs and passes on the reference plugin, follows what `info`
-//! declares, and never overwrites a file without `--force`.
+//! declares, and never overwrites a file without `--force`; `--ci github`
+//! adds the workflow to an existing conformance directory, with the
+//! plugin's own build.
 
 use crate::common;
 
@@ -73,10 +75,17 @@ fn the_scaffold_of_the_reference_plugin_runs_and_passes() {
     }
     assert!(text(&dir.join("samples/README.md")).contains("transcript_analyzer"));
     let workflow = text(&repo.path().join(".github/workflows/agent-conform.yml"));
+    // The default branch until a release exists; the comment names the tag.
     assert!(
-        workflow.contains("uses: entireio/agent-conform@v"),
+        workflow.contains("uses: entireio/agent-conform@main\n"),
         "{workflow}"
     );
+    assert!(
+        workflow.contains("pin its tag") && workflow.contains("entireio/agent-conform@v"),
+        "{workflow}"
+    );
+    // No manifest in the temporary directory: a build step that fails.
+    assert!(workflow.contains("exit 1"), "{workflow}");
     assert!(workflow.contains("cases: \"conformance\""), "{workflow}");
 
     let run = run_json(
@@ -239,7 +248,7 @@ fn the_workflow_names_paths_relative_to_the_repository() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(!stdout.contains("note:"), "{stdout}");
+    assert!(!stdout.contains("lies outside"), "{stdout}");
     let workflow = text(&repo.path().join(".github/workflows/agent-conform.yml"));
     assert!(
         workflow.contains("binary-path: \"target/release/entire-agent-reference\""),
@@ -328,7 +337,9 @@ fn a_scaffold_whose_guesses_the_plugin_refuses_runs_green_with_one_line() {
         .expect("agent-conform runs");
     let stdout = String::from_utf8_lossy(&human.stdout);
     assert!(human.status.success(), "{stdout}");
-    assert_eq!(stdout.matches("scaffold's guess").count(), 1, "{stdout}");
+    // (Lines fold at 100 columns: the words, whatever the lines.)
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(words.matches("scaffold's guess").count(), 1, "{stdout}");
 
     // What only a recording verifies (the agent session, replayed on the
     // generic payloads it answers with no TurnEnd) is allowed by the
@@ -347,4 +358,113 @@ fn a_scaffold_whose_guesses_the_plugin_refuses_runs_green_with_one_line() {
         said.contains("(allowed: not verified until this repository holds a recording"),
         "{said}"
     );
+}
+
+/// `--ci github` beside a conformance directory of the author's writes the
+/// workflow alone, says so, and does not ask the plugin (whose `info` may
+/// be what the author is fixing).
+#[test]
+fn the_workflow_is_added_to_an_existing_conformance_directory() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    assert!(init(repo.path(), &[], &[]).status.success());
+    let case_file = repo.path().join("conformance/reference.yaml");
+    std::fs::write(&case_file, "# edited by the author\n").expect("write");
+    let crash = [("ENTIRE_AGENT_REFERENCE_FAULT", "info-crash")];
+    let out = init(repo.path(), &["conformance", "--ci", "github"], &crash);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let wrote: Vec<&str> = stdout.lines().filter(|l| l.starts_with("wrote ")).collect();
+    assert_eq!(
+        wrote,
+        ["wrote .github/workflows/agent-conform.yml"],
+        "{stdout}"
+    );
+    assert!(stdout.contains("wrote only the workflow"), "{stdout}");
+    assert_eq!(text(&case_file), "# edited by the author\n");
+
+    // A second time, the workflow exists: refused without --force.
+    let again = init(repo.path(), &["conformance", "--ci", "github"], &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("agent-conform.yml already exists"));
+}
+
+/// The workflow builds the plugin as the repository's `go.mod` says, into
+/// the path its next step runs.
+#[test]
+fn the_workflow_builds_a_go_plugin_with_go_build() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(repo.path().join(".git")).expect("mkdir .git");
+    std::fs::write(repo.path().join("go.mod"), "module example.com/foo\n").expect("write");
+    std::fs::write(repo.path().join("main.go"), "package main\n").expect("write");
+    std::os::unix::fs::symlink(reference(), repo.path().join("entire-agent-reference"))
+        .expect("link");
+    let out = harness()
+        .current_dir(repo.path())
+        .args(["init", "./entire-agent-reference", "--ci", "github"])
+        .output()
+        .expect("agent-conform runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("note: the workflow builds the plugin as go.mod says"),
+        "{stdout}"
+    );
+    let workflow = text(&repo.path().join(".github/workflows/agent-conform.yml"));
+    assert!(
+        workflow.contains("        run: |\n          go build -o entire-agent-reference .\n"),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains("binary-path: \"./entire-agent-reference\""),
+        "{workflow}"
+    );
+}
+
+/// A run with no `--cases`, in the directory `init` scaffolded, takes
+/// `./conformance` and says so in one line; `--cases` given, it does not.
+#[test]
+fn a_run_beside_the_scaffold_picks_it_up_and_says_so() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    assert!(init(repo.path(), &[], &[]).status.success());
+    let sandboxes = tempfile::tempdir().expect("temp dir");
+    let run = |extra: &[&str]| {
+        harness()
+            .current_dir(repo.path())
+            .args(["--format", "json", "--only", "*.detect.*", "--sandbox-dir"])
+            .arg(sandboxes.path())
+            .args(extra)
+            .arg(reference())
+            .output()
+            .expect("agent-conform runs")
+    };
+    let out = run(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("conformance"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "agent-conform: using the case files of ./conformance (found in the current directory; --cases DIR names others)"
+        ]
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("\"reference.detect.absent\""), "{report}");
+
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let elsewhere = elsewhere.path().to_str().expect("utf-8");
+    let out = run(&["--cases", elsewhere]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("using the case files"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("\"reference.detect.absent\""));
 }

@@ -74,8 +74,10 @@ fn quiet_report_of_eight_warnings_fits_the_budget() {
         .expect("agent-conform runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "warnings only: {text}");
+    // Lines fold at 100 columns (the width off a terminal): the budget
+    // counts the folded lines.
     let lines = text.lines().count();
-    assert!(lines <= 60, "{lines} lines for eight warnings:\n{text}");
+    assert!(lines <= 80, "{lines} lines for eight warnings:\n{text}");
 
     let blocks = blocks(&text);
     let warned = blocks.iter().filter(|b| b[0].starts_with("WARN ")).count();
@@ -86,7 +88,7 @@ fn quiet_report_of_eight_warnings_fits_the_budget() {
     );
     let in_blocks: usize = blocks.iter().map(Vec::len).sum();
     assert!(
-        in_blocks <= 6 * blocks.len(),
+        in_blocks <= 8 * blocks.len(),
         "{in_blocks} lines in {} blocks:\n{text}",
         blocks.len()
     );
@@ -118,9 +120,13 @@ fn quiet_report_of_eight_warnings_fits_the_budget() {
             .count();
         assert!(stderr <= 3, "{block:#?}");
     }
-    // The longest blocks (a panic backtrace on stderr, then the input that
-    // caused it) are there, cut to three lines of stderr.
-    assert!(blocks.iter().any(|b| b.len() == 7), "{text}");
+    // The blocks of a panic backtrace on stderr are there, cut to three
+    // lines of stderr.
+    let three = |b: &&Vec<&str>| {
+        let at = b.iter().position(|l| l.trim_start().starts_with("stderr:"));
+        at.is_some_and(|at| b[at..].iter().take_while(|l| !l.contains("stdin:")).count() == 3)
+    };
+    assert!(blocks.iter().any(|b| three(&b)), "{text}");
 }
 
 /// A plugin with exactly one fault: the reference plugin under its name, so
@@ -204,6 +210,7 @@ fn the_printed_reproduce_line_reruns_a_failed_step_exactly() {
             color: false,
             verbosity: Verbosity::Quiet,
             strict: true,
+            width: 100,
         }
         .render(&report);
         let lines = reproduce_lines(&text);

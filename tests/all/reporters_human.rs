@@ -13,6 +13,7 @@ fn human(verbosity: Verbosity) -> Human {
         color: false,
         verbosity,
         strict: false,
+        width: 100,
     }
 }
 
@@ -89,6 +90,10 @@ fn a_timeline_shows_findings_and_an_unverified_session_says_so_once() {
     let why = "no TurnEnd Event came from the generic payloads";
     unverified.unverified = Some(why.to_string());
     unverified.note = Some(why.to_string());
+    // As the replay words it: the warning names the reason.
+    if let Some(last) = unverified.steps.last_mut() {
+        last.findings[0].message = format!("the agent session is not verified: {why}");
+    }
     let verified_run = run_of(vec![session], Some(info(true)));
     let normal = human(Verbosity::Normal).render(&verified_run);
     assert_eq!(normal.matches("    ok    turn ").count(), 5, "{normal}");
@@ -102,7 +107,9 @@ fn a_timeline_shows_findings_and_an_unverified_session_says_so_once() {
     let normal = human(Verbosity::Normal).render(&run);
     assert!(!normal.contains("    ok    "), "{normal}");
     assert!(normal.contains("timeline: 6 steps, not listed: the agent session is not verified"));
-    assert_eq!(normal.matches(why).count(), 1, "{normal}");
+    // The headline, then the details say it once.
+    let details = &normal[normal.find("WARN session.agent —").expect(&normal)..];
+    assert_eq!(details.matches(why).count(), 1, "{normal}");
     let verbose = human(Verbosity::Verbose).render(&run);
     assert_eq!(verbose.matches("    ok    turn ").count(), 5, "{verbose}");
     let quiet = human(Verbosity::Quiet).render(&run);
@@ -110,4 +117,60 @@ fn a_timeline_shows_findings_and_an_unverified_session_says_so_once() {
         !quiet.contains("timeline") && !quiet.contains(" ok "),
         "{quiet}"
     );
+}
+
+/// A failed case's line in the list says its failure, not a note beside it
+/// (a note on an earlier step, or the case's own note).
+#[test]
+fn a_failed_cases_headline_is_its_failure() {
+    use agent_conform::api::case::Severity;
+    let mut case = failed("core.detect.schema", "core");
+    case.steps[0]
+        .findings
+        .push(finding(Severity::Note, "a note on the first step", "", ""));
+    case.note = Some("a note of the case".to_string());
+    let run = run_of(vec![case], Some(info(false)));
+    let text = human(Verbosity::Normal).render(&run);
+    // The case's line: one line, cut to the width.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("FAIL core.detect.schema "))
+        .expect(&text);
+    assert!(
+        line.contains("  reassemble: stdout differs") && !line.contains("note"),
+        "{line}"
+    );
+    assert!(line.chars().count() <= 100, "{line}");
+}
+
+/// A long message folds at the width, each continuation indented under
+/// its finding; the reproduce line stays whole, to be copied.
+#[test]
+fn long_lines_fold_and_the_reproduce_line_stays_whole() {
+    use agent_conform::api::case::Severity;
+    let long = "the plugin answered something the host cannot use ".repeat(20);
+    let mut case = failed("core.detect.schema", "core");
+    case.steps[1].findings = vec![finding(Severity::Failure, long.trim_end(), "", "")];
+    let script = format!(
+        "sh /tmp/{}/reproduce.sh 2",
+        "a-very-long-folder-name-".repeat(6)
+    );
+    case.steps[1].reproduce = Some(script.clone());
+    let run = run_of(vec![case], Some(info(false)));
+    for verbosity in [Verbosity::Normal, Verbosity::Quiet] {
+        let text = human(verbosity).render(&run);
+        let reproduce = format!("  reproduce: {script}");
+        assert!(text.lines().any(|l| l == reproduce), "{text}");
+        // The verdict line (some 120 columns at most) stays one line.
+        let verdict = |l: &str| l.starts_with("FAILED: ") || l.starts_with("PASSED: ");
+        for line in text.lines().filter(|l| *l != reproduce && !verdict(l)) {
+            assert!(line.chars().count() <= 100, "{line:?} in\n{text}");
+        }
+        let at = text.find("\n  reassemble: the plugin").expect(&text);
+        let next = text[at + 1..].lines().nth(1).expect(&text);
+        assert!(
+            next.starts_with("    ") && !next.starts_with("     "),
+            "{next:?}"
+        );
+    }
 }

@@ -99,6 +99,7 @@ fn the_calls_made_are_counted_beside_the_time() {
             color: false,
             verbosity,
             strict: false,
+            width: 100,
         };
         let text = human.render(&run);
         let last = text.lines().rfind(|l| !l.is_empty()).unwrap_or_default();

@@ -65,6 +65,7 @@ fn human_counts(run: &RunReport, strict: bool) -> Counts {
         color: false,
         verbosity: agent_conform::api::Verbosity::Quiet,
         strict,
+        width: 100,
     };
     let text = human.render(run);
     let line = text

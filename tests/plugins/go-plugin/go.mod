@@ -1,0 +1,3 @@
+module example.com/entire-agent-gosmall
+
+go 1.21
