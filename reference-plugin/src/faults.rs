@@ -322,6 +322,21 @@ faults! {
     /// India, an offset without its colon that RFC 3339 (and the host)
     /// refuses: off UTC every hook fails.
     TimestampNoColon = "timestamp-no-colon",
+    /// `parse-hook` events carry the local time with its offset always
+    /// after a `+` (`+05:30` east of UTC, but `+-3:30` west of it), which
+    /// RFC 3339 (and the host) refuses: every hook fails west of UTC only
+    /// (the clock axis's `newfoundland`, worlds/axes.yaml).
+    TimestampPlusSign = "timestamp-plus-sign",
+    /// `parse-hook` derives the Event's `session_ref` from the payload's
+    /// `cwd` (the session directory of that folder) instead of its
+    /// transcript path: right while the agent runs at the repository's
+    /// root, a file that does not exist once it runs in a subdirectory
+    /// (the place axis's `subdir`), where every TurnEnd fails.
+    SessionRefFromCwd = "session-ref-from-cwd",
+    /// `get-session-dir` reads `XDG_DATA_HOME` without a fallback and panics
+    /// where the user's shell leaves it unset (macOS, ssh, cron: the env
+    /// axis's `xdg-unset`): the session store breaks there.
+    SessionDirNeedsXdg = "session-dir-needs-xdg",
     /// `parse-hook --hook stop` without a transcript path answers an event without
     /// `session_ref` instead of `null`.
     ParseHookTurnendNoRef = "parse-hook-turnend-no-ref",

@@ -36,6 +36,8 @@ struct NativePayload {
     tool_input: Option<Value>,
     /// The subagent's id (post-task).
     agent_id: Option<String>,
+    /// Where the agent runs (read only by the `session-ref-from-cwd` fault).
+    cwd: Option<String>,
 }
 
 /// The event type each hook name maps to; `None` for hooks without lifecycle
@@ -170,7 +172,13 @@ fn build_event(ctx: &Context, event_type: u8, payload: NativePayload) -> Option<
     };
     // A payload that names no transcript: the agent keeps it in its session
     // directory, under the session id.
-    let session_ref = non_empty(payload.transcript_path)
+    let from_cwd = payload
+        .cwd
+        .as_deref()
+        .filter(|_| ctx.fault(Fault::SessionRefFromCwd))
+        .and_then(|cwd| crate::session::agent_transcript_in(ctx, cwd, &session_id));
+    let session_ref = from_cwd
+        .or(non_empty(payload.transcript_path))
         .or(non_empty(payload.session_ref))
         .or_else(|| crate::session::agent_transcript(ctx, &session_id));
     let is_subagent = matches!(
@@ -188,6 +196,8 @@ fn build_event(ctx: &Context, event_type: u8, payload: NativePayload) -> Option<
 
     let timestamp = if ctx.fault(Fault::TimestampNoColon) {
         timestamp::local_z0700()
+    } else if ctx.fault(Fault::TimestampPlusSign) {
+        timestamp::local_plus_sign()
     } else {
         timestamp::now_rfc3339()
     };

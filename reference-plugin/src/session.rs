@@ -77,6 +77,13 @@ pub fn get_session_dir(ctx: &Context, request: &Request) -> Result<Output> {
             home.display()
         )));
     }
+    if ctx.fault(Fault::SessionDirNeedsXdg) {
+        // As `std::env::var("XDG_DATA_HOME").expect(...)` would: a panic
+        // where the variable is unset.
+        if std::env::var_os("XDG_DATA_HOME").is_none() {
+            panic!("XDG_DATA_HOME: environment variable not found");
+        }
+    }
     let session_dir = match ctx.fault {
         Some(Fault::SessionDirEmpty) => String::new(),
         Some(Fault::SessionDirRelative) => ".reference/sessions".to_owned(),
@@ -124,6 +131,16 @@ pub fn agent_transcript(ctx: &Context, session_id: &str) -> Option<String> {
             .to_string_lossy()
             .into_owned(),
     )
+}
+
+/// The transcript the session directory of `folder` would hold for
+/// `session_id`, for the `session-ref-from-cwd` fault (a folder that is not
+/// the repository's root has a session directory of its own, empty).
+pub fn agent_transcript_in(ctx: &Context, folder: &str, session_id: &str) -> Option<String> {
+    check_session_id(session_id).ok()?;
+    let home = ctx.home().filter(|home| home.is_absolute())?;
+    let file = own_session_dir(&home, folder).join(format!("{session_id}.jsonl"));
+    Some(file.to_string_lossy().into_owned())
 }
 
 /// Replace every byte that is not an ASCII alphanumeric with `-`.

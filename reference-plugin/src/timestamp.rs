@@ -47,6 +47,19 @@ pub fn local_z0700() -> String {
     format!("{local}{sign}{:02}{:02}", minutes / 60, minutes % 60)
 }
 
+/// A local time with its offset always after a `+`, for the
+/// `timestamp-plus-sign` fault: `+05:30` in India, `+-3:30` in
+/// Newfoundland (the sign of a negative hour printed after the `+`).
+pub fn local_plus_sign() -> String {
+    let seconds = 1_768_305_600;
+    let offset = local_offset(seconds);
+    let local = format_rfc3339(seconds.saturating_add(offset));
+    let local = local.strip_suffix('Z').unwrap_or(&local);
+    let hours = offset / 3600;
+    let minutes = (offset.abs() / 60) % 60;
+    format!("{local}+{hours:02}:{minutes:02}")
+}
+
 /// The local zone's offset east of UTC now, in seconds, as `date +%z`
 /// reads it from `TZ` (a fault's need only, so a process rather than
 /// unsafe code or a zone database reader; 0 where it cannot tell).

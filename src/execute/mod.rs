@@ -94,9 +94,9 @@ pub struct Options {
     /// or an input it never sends) as warnings rather than notes
     /// (`--pedantic`; see [`crate::host::protocol_only`]).
     pub pedantic: bool,
-    /// One world for every case that reads an axis (`--world`), instead
-    /// of the covering design ([`worlds`]).
-    pub world: Option<crate::suite::worlds::World>,
+    /// The world of every case: the covering design over the suite as
+    /// loaded, or `--world` ([`worlds`]; empty: made over the run's cases).
+    pub worlds: crate::suite::worlds::Design,
 }
 
 /// Shared, read-only state of a run.

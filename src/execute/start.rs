@@ -50,7 +50,7 @@ impl<'a> Run<'a> {
             worlds: super::worlds::Worlds::new(
                 crate::suite::worlds::Axes::embedded(),
                 &suite.cases,
-                options.world.clone(),
+                &options.worlds,
             ),
         }
     }

@@ -15,67 +15,33 @@ use crate::outcome::Kind;
 use crate::outcome::results::{CaseOutcome, CaseReport, Shrunk};
 use crate::running::setting::Setting;
 use crate::suite::case::Case;
-use crate::suite::worlds::{Axes, World, assign};
+use crate::suite::worlds::{Axes, Design, World};
 
 /// The most reruns shrinking makes in one run: it costs calls only when
 /// something fails, and never more than this.
 const RERUNS: usize = 24;
 
-/// Every case's world in one run.
+/// Every case's world in one run: the suite's design, and the worlds the
+/// shrinking tries.
 #[derive(Debug, Default)]
 pub struct Worlds {
-    /// Case id → its world (absent: the base world).
-    by_case: BTreeMap<String, World>,
-    /// `--world`: one world over the base for every case that reads an axis.
-    forced: Option<World>,
+    /// The covering design (or `--world`), made before the cases were
+    /// selected, so that `--only` runs a case in the world it had.
+    design: Design,
     /// A case run again in another world, while shrinking.
     trying: Mutex<BTreeMap<String, World>>,
 }
 
 impl Worlds {
-    /// The design over `cases` (the suite's, in order), or `forced` for
-    /// every case of a kind.
-    pub fn new(axes: &Axes, cases: &[Case], forced: Option<World>) -> Worlds {
-        let mut unit_of: BTreeMap<String, String> = BTreeMap::new();
-        let mut members: Vec<(String, Vec<&Case>)> = Vec::new();
-        for case in cases.iter().filter(|c| !c.gate && c.origin.embedded) {
-            let key = case.share_key().unwrap_or_else(|| case.id.clone());
-            match members.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push(case),
-                None => members.push((key.clone(), vec![case])),
-            }
-            unit_of.insert(case.id.clone(), key);
-        }
-        let mut kinds: BTreeMap<String, Vec<(String, Vec<&Case>)>> = BTreeMap::new();
-        for (key, list) in members {
-            if let Some(kind) = list.iter().find_map(|c| axes.kind_of(&c.id)) {
-                kinds.entry(kind.to_string()).or_default().push((key, list));
-            }
-        }
-        let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (kind, mut list) in kinds {
-            let needed = axes
-                .axes
-                .iter()
-                .map(|a| a.units_needed(&kind))
-                .max()
-                .unwrap_or(1);
-            split(&mut list, needed);
-            for (key, cases) in &list {
-                for case in cases {
-                    unit_of.insert(case.id.clone(), key.clone());
-                }
-            }
-            units.insert(kind, list.into_iter().map(|(key, _)| key).collect());
-        }
-        let by_unit = assign(axes, &units);
-        let by_case = unit_of
-            .into_iter()
-            .filter_map(|(id, key)| Some((id, by_unit.get(&key)?.clone())))
-            .collect();
+    /// The run's worlds: `design`, or where it is empty (a run made by
+    /// hand, not by the command line), the design over `cases`.
+    pub fn new(axes: &Axes, cases: &[Case], design: &Design) -> Worlds {
+        let design = match design.by_case.is_empty() {
+            true => Design::new(axes, cases, design.forced.clone()),
+            false => design.clone(),
+        };
         Worlds {
-            by_case,
-            forced,
+            design,
             trying: Mutex::default(),
         }
     }
@@ -101,31 +67,7 @@ impl Worlds {
         {
             return world;
         }
-        match (&self.forced, axes.kind_of(&case.id)) {
-            (Some(world), Some(_)) => world.clone(),
-            _ => self.by_case.get(&case.id).cloned().unwrap_or_default(),
-        }
-    }
-}
-
-/// Splits the units of a kind that has fewer than `needed` of them, the
-/// largest first, in halves, until there are enough or none has two cases:
-/// a value needs a unit of its own, and the cases split apart only lose the
-/// answers they shared (their first call, made once more).
-fn split(units: &mut Vec<(String, Vec<&Case>)>, needed: usize) {
-    while units.len() < needed {
-        let Some((at, _)) = units
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, cases))| cases.len() > 1)
-            .max_by_key(|(_, (_, cases))| cases.len())
-        else {
-            return;
-        };
-        let (key, mut cases) = units.remove(at);
-        let half = cases.split_off(cases.len() / 2);
-        units.insert(at, (key.clone(), cases));
-        units.insert(at + 1, (format!("{key} [split {}]", units.len()), half));
+        self.design.of(axes, case)
     }
 }
 
@@ -274,7 +216,7 @@ pub struct Met {
 /// design or by the mechanism that lays it down (`met_by`: the cases' own
 /// work trees, the `long_lines` action, the session replay).
 pub fn coverage(axes: &Axes, cases: &[Case]) -> Vec<Met> {
-    let worlds = Worlds::new(axes, cases, None);
+    let worlds = Worlds::new(axes, cases, &Design::default());
     let mut rows = Vec::new();
     for axis in &axes.axes {
         for kind in &axis.reads {

@@ -250,6 +250,9 @@ impl Human {
             self.bold(&case.id),
             case.title
         );
+        if let Some(line) = super::world::line(case) {
+            let _ = writeln!(out, "{line}");
+        }
         if case.timeline {
             self.timeline(out, case);
         }

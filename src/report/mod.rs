@@ -11,6 +11,7 @@ pub mod many;
 pub mod matrix;
 pub mod progress;
 mod text;
+mod world;
 
 use std::fmt::Write as _;
 

@@ -8,8 +8,11 @@
 //! `execute::worlds`'s to say: this module is the data and the design.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Deserialize;
+
+use crate::suite::case::Case;
 
 /// The axes as embedded at build time.
 const AXES: &str = include_str!("../../worlds/axes.yaml");
@@ -237,6 +240,94 @@ impl World {
             .values
             .insert(axis.id.clone(), axis.plain().to_string());
         world
+    }
+}
+
+/// The world of every case of a suite: the covering design ([`assign`])
+/// over its units, or one world for all (`--world`).
+#[derive(Debug, Clone, Default)]
+pub struct Design {
+    /// Case id → its world (absent: the base world).
+    pub by_case: Arc<BTreeMap<String, World>>,
+    /// `--world`: one world over the base for every case of a kind.
+    pub forced: Option<World>,
+}
+
+impl Design {
+    /// The design over `cases` (the suite as loaded, before any selection,
+    /// so that a case runs in the same world whatever else runs). The cases
+    /// that share a sandbox (`Case::share_key`) are one unit and share one
+    /// world; a case that reads no axis, and one of the plugin's own case
+    /// files (its payloads are the agent's own), run in the base world.
+    pub fn new(axes: &Axes, cases: &[Case], forced: Option<World>) -> Design {
+        let mut members: Vec<(String, Vec<&Case>)> = Vec::new();
+        for case in cases.iter().filter(|c| !c.gate && c.origin.embedded) {
+            let key = case.share_key().unwrap_or_else(|| case.id.clone());
+            match members.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(case),
+                None => members.push((key, vec![case])),
+            }
+        }
+        let mut kinds: BTreeMap<String, Vec<(String, Vec<&Case>)>> = BTreeMap::new();
+        for (key, list) in members {
+            if let Some(kind) = list.iter().find_map(|c| axes.kind_of(&c.id)) {
+                kinds.entry(kind.to_string()).or_default().push((key, list));
+            }
+        }
+        let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut unit_of: Vec<(String, String)> = Vec::new();
+        for (kind, mut list) in kinds {
+            let needed = axes
+                .axes
+                .iter()
+                .map(|a| a.units_needed(&kind))
+                .max()
+                .unwrap_or(1);
+            split(&mut list, needed);
+            for (key, cases) in &list {
+                unit_of.extend(cases.iter().map(|c| (c.id.clone(), key.clone())));
+            }
+            units.insert(kind, list.into_iter().map(|(key, _)| key).collect());
+        }
+        let by_unit = assign(axes, &units);
+        let by_case = unit_of
+            .into_iter()
+            .filter_map(|(id, key)| Some((id, by_unit.get(&key)?.clone())))
+            .collect();
+        Design {
+            by_case: Arc::new(by_case),
+            forced,
+        }
+    }
+
+    /// The world case `case` runs in.
+    pub fn of(&self, axes: &Axes, case: &Case) -> World {
+        match (&self.forced, axes.kind_of(&case.id)) {
+            (Some(world), Some(_)) => world.clone(),
+            _ => self.by_case.get(&case.id).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+/// Splits the units of a kind that has fewer than `needed` of them, the
+/// largest first, in halves, until there are enough or none has two cases:
+/// a value needs a unit of its own, and the cases split apart only lose the
+/// answers they shared (their first call, made once more).
+fn split(units: &mut Vec<(String, Vec<&Case>)>, needed: usize) {
+    while units.len() < needed {
+        let Some((at, _)) = units
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, cases))| cases.len() > 1)
+            .max_by_key(|(_, (_, cases))| cases.len())
+        else {
+            return;
+        };
+        let (key, mut cases) = units.remove(at);
+        let half = cases.split_off(cases.len() / 2);
+        let split_key = format!("{key} [split {}]", units.len());
+        units.insert(at, (key, cases));
+        units.insert(at + 1, (split_key, half));
     }
 }
 

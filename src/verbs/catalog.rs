@@ -40,6 +40,10 @@ pub(super) fn list(capability: Option<&str>, cases: &[PathBuf]) -> Result<ExitCo
 }
 
 pub(super) fn explain(id: &str, cases: &[PathBuf]) -> Result<ExitCode, UsageError> {
+    if id == "worlds" {
+        print_stdout(&explain_worlds());
+        return Ok(ExitCode::SUCCESS);
+    }
     let (_, suite) = load(cases)?;
     let Some(c) = suite.cases.iter().find(|c| c.id == id) else {
         return Err(UsageError::new(
@@ -140,4 +144,34 @@ fn world_table(cases: &[crate::suite::case::Case]) -> (String, usize) {
         rows.len() - unmet
     ));
     (text, unmet)
+}
+
+/// `explain worlds`: every axis of the user's world, its values (the clean
+/// room and the base marked) and what produces each on a real machine.
+fn explain_worlds() -> String {
+    let axes = crate::suite::worlds::Axes::embedded();
+    let mut text = String::from(
+        "The user's world as axes (worlds/axes.yaml, docs/worlds.md); --world AXIS=VALUE,... runs one.\n",
+    );
+    for axis in &axes.axes {
+        text.push_str(&format!(
+            "\n{}: {} (read by {})\n",
+            axis.id,
+            axis.about,
+            axis.reads.join(", ")
+        ));
+        for value in &axis.values {
+            let mark = match (value.plain, value.id == axis.base) {
+                (true, true) => " [clean room, base]",
+                (true, false) => " [clean room]",
+                (false, true) => " [base]",
+                _ => "",
+            };
+            text.push_str(&format!(
+                "  {}={}{mark}: {}\n",
+                axis.id, value.id, value.cite
+            ));
+        }
+    }
+    text
 }

@@ -60,6 +60,13 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
         .iter()
         .map(|d| load_suite(d, &schemas))
         .collect::<Result<Vec<Suite>, UsageError>>()?;
+    // The worlds, over the embedded suite before anything is selected: a
+    // case runs in the same world whatever else runs (`--only` reruns it).
+    let worlds = crate::suite::worlds::Design::new(
+        crate::suite::worlds::Axes::embedded(),
+        suites.first().map_or(&[][..], |s| &s.cases),
+        world(args.world.as_deref())?,
+    );
     let _ = warm.join();
     let rerun = match args.rerun_failed {
         true => Some(last_run(&plugins)?),
@@ -117,7 +124,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
             .unwrap_or(crate::running::bounds::DEFAULT_MAX_WRITE_MIB)
             << 20,
         pedantic: args.pedantic,
-        world: world(args.world.as_deref())?,
+        worlds,
     };
     let code = if plugins.len() == 1 {
         run_one(

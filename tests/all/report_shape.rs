@@ -163,7 +163,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         confine: false,
         max_write: 256 << 20,
         pedantic: false,
-        world: None,
+        worlds: Default::default(),
     };
     agent_conform::api::run(
         plugin,

@@ -38,7 +38,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         confine: false,
         max_write: 256 << 20,
         pedantic: false,
-        world: None,
+        worlds: Default::default(),
     };
     let run = agent_conform::api::run(
         plugin,

@@ -431,7 +431,19 @@ impl Play<'_, '_> {
         let label = format!("turn {turn} · TurnEnd");
         if let Some(why) = self.unusable_ref(session_ref) {
             let message = format!("hook fails at TurnEnd, no checkpoint: {}", why.0);
+            // The plugin named a file of its own (not the payload's, which
+            // the agent wrote): where the agent runs moved it (the place
+            // axis's subdirectory, say), and the host fails the hook.
+            let elsewhere = own_ref && !session_ref.is_empty() && self.transcript.is_file();
             match (self.recorded(), why.1) {
+                (false, false) if elsewhere => self.find(
+                    Severity::Failure,
+                    format!(
+                        "{message}, while the payload names the transcript the agent wrote, {}: \
+                         the plugin derived another path (from the payload's cwd, say)",
+                        self.path()
+                    ),
+                ),
                 (false, false) => self.unverified(why.0),
                 // A directory of the plugin's own naming (not an echo of the
                 // payload): its own answer's fault, whatever the payload.
