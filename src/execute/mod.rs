@@ -63,7 +63,7 @@ mod transcripts;
 pub mod worlds;
 
 use hosts::{outside, within};
-use start::run_report;
+use start::{run_report, sandbox_prefix};
 use step::action_report;
 
 /// How to run.
@@ -685,40 +685,4 @@ fn keep_sandbox(outcome: &CaseOutcome, cut: bool) -> bool {
         CaseOutcome::NotRun(_) => !cut,
         _ => true,
     }
-}
-
-/// The outcome implied by the findings so far (already capped at the
-/// case's severity by [`downgrade`]): [`CaseOutcome::of`], named short for
-/// the many places of this layer that ask it.
-/// How the depot makes a case's sandbox: created under the sandbox base and,
-/// unless `--no-confine`, confined.
-fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {
-    let base = options.sandbox_base.clone();
-    let confine = options.confine;
-    Box::new(
-        move |prefix: &str, work_tree, setting: &crate::running::sandbox::Setting| {
-            let mut sandbox = Sandbox::create_in(prefix, &base, work_tree, setting)
-                .map_err(|err| format!("could not create a sandbox: {err}"))?;
-            if confine {
-                sandbox.confine().map_err(|err| {
-                    format!("could not confine the plugin: {err} (--no-confine runs without)")
-                })?;
-            }
-            Ok(sandbox)
-        },
-    )
-}
-
-/// A file-name-safe prefix for a case's sandbox directory.
-fn sandbox_prefix(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(40)
-        .collect()
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::execute::breaker::Breaker;
 use crate::execute::property::Corpora;
-use crate::execute::{Finished, Group, Options, Run, sandbox_maker};
+use crate::execute::{Finished, Group, Options, Run};
 use crate::outcome::results::{CaseOutcome, CaseReport, RunReport};
 use crate::report::progress::Progress;
 use crate::running::depot::Depot;
@@ -174,4 +174,38 @@ pub(super) fn run_report(
         host_replay: None,
         entire_on_path: None,
     }
+}
+
+/// How the depot makes a case's sandbox: created under the sandbox base and,
+/// unless `--no-confine`, confined.
+pub(super) fn sandbox_maker(options: &Options) -> Box<crate::running::depot::Make> {
+    let base = options.sandbox_base.clone();
+    let confine = options.confine;
+    Box::new(
+        move |prefix: &str, work_tree, setting: &crate::running::sandbox::Setting| {
+            let mut sandbox =
+                crate::running::sandbox::Sandbox::create_in(prefix, &base, work_tree, setting)
+                    .map_err(|err| format!("could not create a sandbox: {err}"))?;
+            if confine {
+                sandbox.confine().map_err(|err| {
+                    format!("could not confine the plugin: {err} (--no-confine runs without)")
+                })?;
+            }
+            Ok(sandbox)
+        },
+    )
+}
+
+/// A file-name-safe prefix for a case's sandbox directory.
+pub(super) fn sandbox_prefix(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect()
 }

@@ -14,5 +14,6 @@ pub mod runner;
 pub mod runs;
 pub mod sandbox;
 pub mod setting;
+mod stand_in;
 pub mod state;
 pub mod worktree;

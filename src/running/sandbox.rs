@@ -18,6 +18,8 @@ use crate::host::invocation::WorkTree;
 use crate::running::confine::Confinement;
 use crate::running::interrupt;
 pub use crate::running::setting::{Setting, tz};
+pub use crate::running::stand_in::HostCall;
+use crate::running::stand_in::{host_calls, write_stand_in};
 
 /// The sandbox directory put first on `PATH`: it holds the stand-in for the
 /// host's `entire` command.
@@ -442,89 +444,6 @@ impl Sandbox {
     }
 }
 
-/// One call of the `entire` stand-in: what a hook (or the plugin) ran.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostCall {
-    /// The arguments after `entire`.
-    pub args: Vec<String>,
-    /// What it read on stdin (nothing when stdin was a terminal).
-    pub stdin: Vec<u8>,
-}
-
-impl HostCall {
-    /// The call as a command line: `entire hooks foo stop`.
-    pub fn command(&self) -> String {
-        let mut line = crate::host::invocation::HOST_COMMAND.to_string();
-        for arg in &self.args {
-            line.push(' ');
-            line.push_str(arg);
-        }
-        line
-    }
-}
-
-/// The stand-in for the host's `entire` command, a POSIX shell script: it
-/// records its arguments and stdin under `calls` and exits 0, as the host's
-/// `entire hooks <agent> <hook>` does for a hook that it accepts. It
-/// forwards nothing anywhere (unlike `agent-conform record`'s shim). A
-/// fork of `sh`, `printf` and `cat` per call: a hook that runs it pays about
-/// a millisecond, and a plugin that never calls it pays nothing.
-fn stand_in(calls: &Path) -> String {
-    let dir = format!("'{}'", calls.to_string_lossy().replace('\'', "'\\''"));
-    format!(
-        "#!/bin/sh\n\
-         # agent-conform's stand-in for the Entire CLI: records the call, exits 0.\n\
-         d={dir}\n\
-         if [ $# -gt 0 ]; then printf '%s\\n' \"$@\"; fi > \"$d/$$.args\"\n\
-         if [ -t 0 ]; then : > \"$d/$$.stdin\"; else cat > \"$d/$$.stdin\"; fi\n\
-         exit 0\n"
-    )
-}
-
-/// Writes the stand-in as `bin/entire`, executable.
-fn write_stand_in(bin: &Path, calls: &Path) -> io::Result<()> {
-    let path = bin.join(crate::host::invocation::HOST_COMMAND);
-    fs::write(&path, stand_in(calls))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
-    }
-    Ok(())
-}
-
-/// The calls recorded in `dir`, oldest first (by modification time, then
-/// process id).
-fn host_calls(dir: &Path) -> Vec<HostCall> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut found: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let path = e.path();
-            let pid = path
-                .file_name()?
-                .to_str()?
-                .strip_suffix(".args")?
-                .parse()
-                .ok()?;
-            let time = e.metadata().and_then(|m| m.modified()).ok()?;
-            Some((time, pid, path))
-        })
-        .collect();
-    found.sort();
-    found
-        .into_iter()
-        .map(|(_, _, path)| {
-            let text = fs::read_to_string(&path).unwrap_or_default();
-            let args = text.lines().map(str::to_string).collect();
-            let stdin = fs::read(path.with_extension("stdin")).unwrap_or_default();
-            HostCall { args, stdin }
-        })
-        .collect()
-}
-
 impl Drop for Sandbox {
     /// Deletes the directory unless it was kept.
     fn drop(&mut self) {
@@ -707,79 +626,5 @@ fn record(root: &Path, path: &Path, out: &mut GitSkeleton) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_sandbox_repository_is_a_work_tree_git_accepts() {
-        let base = tempfile::tempdir().unwrap();
-        let sandbox = Sandbox::create("git-test", base.path()).unwrap();
-        let repo = sandbox.repo();
-        git(&["status"], &repo).unwrap().unwrap();
-        let out = Command::new("git")
-            .args(["rev-parse", "--show-toplevel"])
-            .current_dir(&repo)
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim(),
-            repo.display().to_string()
-        );
-        // A commit works too: plugins that call git expect a usable repo.
-        fs::write(repo.join("f"), "x").unwrap();
-        git(&["add", "f"], &repo).unwrap().unwrap();
-        git(
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "x",
-            ],
-            &repo,
-        )
-        .unwrap()
-        .unwrap();
-    }
-
-    #[test]
-    fn the_sandbox_is_the_users_world_off_utc_with_spaces_and_accents() {
-        let base = tempfile::tempdir().unwrap();
-        let sandbox = Sandbox::create("world-test", base.path()).unwrap();
-        for dir in [sandbox.repo(), sandbox.home()] {
-            let text = dir.display().to_string();
-            assert!(text.contains(' ') && !text.is_ascii(), "{text}");
-        }
-        let env = sandbox.env();
-        use crate::host::clock::{self, Zone};
-        let zone = env.iter().find(|(k, _)| k == clock::TZ_VAR).map(|(_, v)| v);
-        let either = [clock::USER_ZONE.name, clock::USER_ZONE.posix];
-        assert!(
-            zone.is_some_and(|z| either.iter().any(|e| z == *e)),
-            "{zone:?}"
-        );
-        let nowhere = Zone {
-            name: "Nowhere/Never",
-            posix: "XYZ-1",
-        };
-        assert_eq!(tz(nowhere), "XYZ-1");
-    }
-
-    #[test]
-    fn a_linked_worktree_or_a_submodule_leaves_no_strays() {
-        for kind in [WorkTree::Linked, WorkTree::Submodule] {
-            let base = tempfile::tempdir().unwrap();
-            let sandbox =
-                Sandbox::create_in("wt-test", base.path(), kind, &Setting::default()).unwrap();
-            assert!(sandbox.repo().join(".git").is_file(), "{kind:?}");
-            git(&["status"], &sandbox.repo()).unwrap().unwrap();
-            assert!(
-                sandbox.strays().is_empty(),
-                "{kind:?}: {:?}",
-                sandbox.strays()
-            );
-        }
-    }
-}
+#[path = "sandbox_tests.rs"]
+mod tests;
