@@ -41,6 +41,7 @@ mod answers;
 pub mod breaker;
 pub mod conflicts;
 pub mod discover;
+mod explore;
 mod fold;
 pub mod host_replay;
 mod hosts;
@@ -97,6 +98,9 @@ pub struct Options {
     /// The world of every case: the covering design over the suite as
     /// loaded, or `--world` ([`worlds`]; empty: made over the run's cases).
     pub worlds: crate::suite::worlds::Design,
+    /// More worlds to sample from the seed after the design's
+    /// (`--explore N`, [`explore`]).
+    pub explore: usize,
 }
 
 /// Shared, read-only state of a run.
@@ -168,6 +172,7 @@ pub fn run(
         }
     };
     reports.extend(rest);
+    let explored = run.explore(options.explore, &cases, &mut reports);
     run.shrink(&cases, &mut reports);
     fold::fold(&mut reports);
     run.progress.done();
@@ -176,7 +181,7 @@ pub fn run(
     let off_steps = run.calls_off_steps();
     run.depot.finish();
     sweep_processes();
-    run_report(
+    let mut report = run_report(
         plugin,
         info,
         options,
@@ -184,7 +189,12 @@ pub fn run(
         reports,
         start.elapsed(),
         off_steps,
-    )
+    );
+    report.explored = (options.explore > 0).then_some(crate::outcome::results::Explored {
+        worlds: options.explore,
+        found: explored,
+    });
+    report
 }
 
 /// Why a case that runs where the agent is installed is skipped when no

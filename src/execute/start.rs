@@ -173,6 +173,7 @@ pub(super) fn run_report(
         calls_off_steps,
         host_replay: None,
         entire_on_path: None,
+        explored: None,
     }
 }
 

@@ -57,6 +57,14 @@ impl Worlds {
         }
     }
 
+    /// Runs `case` in `world` from now on (a world `--explore` drew, for
+    /// the shrinking that starts from it).
+    pub fn keep_trying(&self, id: &str, world: World) {
+        if let Ok(mut trying) = self.trying.lock() {
+            trying.insert(id.to_string(), world);
+        }
+    }
+
     /// The world case `case` runs in.
     pub fn of(&self, axes: &Axes, case: &Case) -> World {
         if let Some(world) = self
@@ -143,7 +151,7 @@ impl Run<'_> {
     }
 
     /// The report of `case` run alone in `world`.
-    fn in_world(&self, case: &Case, world: &World) -> CaseReport {
+    pub(super) fn in_world(&self, case: &Case, world: &World) -> CaseReport {
         if let Ok(mut trying) = self.worlds.trying.lock() {
             trying.insert(case.id.clone(), world.clone());
         }

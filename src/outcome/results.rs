@@ -416,6 +416,19 @@ pub struct RunReport {
     /// report says how to use it).
     #[serde(skip)]
     pub entire_on_path: Option<PathBuf>,
+    /// `--explore N`: the worlds drawn from the seed beyond the design's,
+    /// and how many found what the design's runs had not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explored: Option<Explored>,
+}
+
+/// What `--explore N` did (docs/worlds.md).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Explored {
+    /// The worlds drawn.
+    pub worlds: usize,
+    /// The cases that failed or warned in one of them.
+    pub found: usize,
 }
 
 /// The host releases a run judged (`--host-version`).

@@ -3,16 +3,16 @@
 
 use crate::outcome::results::CaseReport;
 
-/// `world: place=spaced, clock=india; fails only where clock=india (…)`,
-/// or nothing for a case that ran in the clean room.
+/// `world: place=spaced, clock=india; fails only where clock=india (…)`
+/// for a case whose finding needs its world; nothing where the finding
+/// shows in the clean room too (it says nothing of the world: the JSON
+/// report still names both) or the case was not shrunk.
 pub fn line(case: &CaseReport) -> Option<String> {
-    if case.world.is_empty() {
+    let shrunk = case.shrunk.as_ref()?;
+    if shrunk.needs.is_empty() && !shrunk.bounded {
         return None;
     }
     let world = case.world.join(", ");
-    let Some(shrunk) = &case.shrunk else {
-        return Some(format!("  world: {world}"));
-    };
     let reruns = match shrunk.reruns {
         1 => "1 rerun".to_string(),
         n => format!("{n} reruns"),

@@ -229,6 +229,11 @@ struct RunArgs {
     #[arg(long, value_name = "AXIS=VALUE,...")]
     world: Option<String>,
 
+    /// After the covering design, draw N more worlds from the seed, one
+    /// case each, for a deeper search (the same --seed draws the same).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    explore: usize,
+
     /// Deadline of every invocation, in seconds (0.5 works too) [default: 30,
     /// and 10 for info].
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]

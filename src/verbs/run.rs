@@ -125,6 +125,7 @@ pub(super) fn run(mut args: RunArgs) -> Result<ExitCode, UsageError> {
             << 20,
         pedantic: args.pedantic,
         worlds,
+        explore: args.explore,
     };
     let code = if plugins.len() == 1 {
         run_one(

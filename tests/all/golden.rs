@@ -108,14 +108,14 @@ fn sandbox_names(text: &str) -> String {
 
 /// A sandbox's name ends in six random characters; in a mangled path they
 /// stand before the repository's (`-Caf---projects-repo`: `Café projects/repo`
-/// with every other character a `-`).
+/// with every other character a `-`; `-projects-repo` in the clean room's
+/// place, and `-projects-repo-src-app` where the agent runs in a
+/// subdirectory: docs/worlds.md).
 fn random_suffixes(text: &str) -> String {
     static SUFFIX: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"-[A-Za-z0-9]{6}-Caf-+projects-repo").expect("a regex")
+        regex::Regex::new(r"-[A-Za-z0-9]{6}-((Caf-+)?projects-repo)").expect("a regex")
     });
-    SUFFIX
-        .replace_all(text, "-<random>-Caf---projects-repo")
-        .into_owned()
+    SUFFIX.replace_all(text, "-<random>-$1").into_owned()
 }
 
 fn check(name: &str, env: &[(&str, &str)]) {

@@ -164,6 +164,7 @@ fn run(plugin: &Path, only: &str, sandboxes: &Path) -> RunReport {
         max_write: 256 << 20,
         pedantic: false,
         worlds: Default::default(),
+        explore: 0,
     };
     agent_conform::api::run(
         plugin,

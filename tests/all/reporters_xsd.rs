@@ -39,6 +39,7 @@ fn real_run(plugin: &Path, only: &[&str]) -> RunReport {
         max_write: 256 << 20,
         pedantic: false,
         worlds: Default::default(),
+        explore: 0,
     };
     let run = agent_conform::api::run(
         plugin,

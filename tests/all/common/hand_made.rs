@@ -99,6 +99,7 @@ pub fn run_of(cases: Vec<CaseReport>, info: Option<Value>) -> RunReport {
         calls_off_steps: 0,
         host_replay: None,
         entire_on_path: None,
+        explored: None,
     }
 }
 
