@@ -7,6 +7,7 @@
 //! draws the same worlds.
 
 use crate::execute::Run;
+use crate::execute::worlds::calls_of;
 use crate::outcome::results::{CaseOutcome, CaseReport};
 use crate::suite::case::Case;
 use crate::suite::generate::Rng;
@@ -41,6 +42,13 @@ impl Run<'_> {
             let again = self.in_world(case, &world);
             if matches!(again.outcome, CaseOutcome::Failed | CaseOutcome::Warning) {
                 found += 1;
+                // Its calls count once: the design run's stand in the run's
+                // tally in place of the report they made.
+                let (kept, gone) = (calls_of(&again), calls_of(&reports[at]));
+                self.off_steps
+                    .fetch_add(gone, std::sync::atomic::Ordering::Relaxed);
+                self.off_steps
+                    .fetch_sub(kept, std::sync::atomic::Ordering::Relaxed);
                 reports[at] = again;
                 // The shrinking that follows starts from this world.
                 self.worlds.keep_trying(&case.id, world);

@@ -159,8 +159,18 @@ impl Run<'_> {
         if let Ok(mut trying) = self.worlds.trying.lock() {
             trying.remove(&case.id);
         }
+        // A rerun's calls count in the run's, though its report goes.
+        self.off_steps.fetch_add(
+            calls_of(&finished.report),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         finished.report
     }
+}
+
+/// The calls a case's report made.
+pub(super) fn calls_of(report: &CaseReport) -> usize {
+    report.steps.iter().filter(|s| s.made_a_call()).count()
 }
 
 fn shrunk(needs: Vec<String>, reruns: usize, bounded: bool) -> Shrunk {

@@ -45,6 +45,10 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
     if let (Some(replay), Some(map)) = (&run.host_replay, doc.as_object_mut()) {
         map.insert("host_replay".into(), json!(replay));
     }
+    // Only with `--explore N`.
+    if let (Some(explored), Some(map)) = (&run.explored, doc.as_object_mut()) {
+        map.insert("explored".into(), json!(explored));
+    }
     doc
 }
 
