@@ -76,6 +76,7 @@ pub fn apply(cases: &mut [CaseReport], allowed: &[Allowance]) {
             if let Some(allowance) = allowed.iter().find(|a| a.allows(finding.kind, &case.id)) {
                 finding.set_severity(Severity::Note);
                 finding.hard = false;
+                finding.allowed = true;
                 finding.message = said_after_first_line(&finding.message, &allowance.said());
                 lowered = true;
             }

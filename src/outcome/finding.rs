@@ -38,6 +38,10 @@ pub struct Finding {
     /// An assumption about the agent alone never makes a failure
     /// ([`Finding::weight`]).
     pub evidence: Option<Evidence>,
+    /// Lowered to a note by an allowance (`--allow`, a case file's
+    /// `allow:`): what the run says of the plugin's own side reads it
+    /// (`outcome::own_side`).
+    pub allowed: bool,
     /// What a real host showed of it (`--host`): confirmed, beyond its
     /// sight, or not confirmed; `None` without a replay, or one that did
     /// not reach it.
@@ -57,6 +61,7 @@ impl Finding {
             about: None,
             says_note: false,
             evidence: None,
+            allowed: false,
             host_word: None,
         }
     }

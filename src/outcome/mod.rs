@@ -7,6 +7,7 @@ pub mod host_replay;
 pub mod kept;
 pub mod kind;
 pub mod many;
+pub mod own_side;
 pub mod repro;
 pub mod results;
 

@@ -498,7 +498,29 @@ impl Human {
         } else {
             self.paint("PASSED", &CaseOutcome::Passed)
         };
-        let _ = writeln!(out, "\n{verdict}: {}", run.summary_text(self.strict));
+        let mut open = run.own_side();
+        // Quiet shows the findings only: the last line still counts.
+        open.retain(|s| s.state != "verified" && self.verbosity != Verbosity::Quiet);
+        if !open.is_empty() {
+            let _ = writeln!(out);
+        }
+        for side in &open {
+            let what = match side.state {
+                "allowed" => "not verified, allowed",
+                _ => "not verified",
+            };
+            let with = side.verify_with.unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "own side: {} {what}: {with} would verify it",
+                side.capability
+            );
+        }
+        let own = run
+            .own_side_text()
+            .map(|t| format!("; {t}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "\n{verdict}: {}{own}", run.summary_text(self.strict));
     }
 
     /// The header of a quiet report: one line.

@@ -40,6 +40,7 @@ pub fn document(run: &RunReport, strict: bool) -> Value {
         "seed": run.seed,
         "peak_rss_bytes": run.peak_rss_bytes,
         "cases": run.cases,
+        "own_side": run.own_side(),
     });
     // Only with `--host`: the report of a run without it is unchanged.
     if let (Some(replay), Some(map)) = (&run.host_replay, doc.as_object_mut()) {

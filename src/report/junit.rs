@@ -112,6 +112,10 @@ fn plugin_suite(run: &RunReport, strict: bool) -> TestSuite {
         let key = format!("agent-conform.declared.{group}");
         suite.add_property(Property::new(key, declared(run, &group)));
     }
+    for side in run.own_side() {
+        let key = format!("agent-conform.own-side.{}", side.capability);
+        suite.add_property(Property::new(key, side.state));
+    }
     let mut warnings = String::new();
     for case in &run.cases {
         if matches!(case.outcome, CaseOutcome::Warning | CaseOutcome::Note) {
@@ -171,6 +175,9 @@ fn suite(run: &RunReport, group: &str, cases: &[&CaseReport], strict: bool) -> T
         Property::new("agent-conform.strict", strict.to_string()),
         Property::new("agent-conform.declared", declared(run, group)),
     ]);
+    if let Some(side) = run.own_side().into_iter().find(|s| s.capability == group) {
+        suite.add_property(Property::new("agent-conform.own-side", side.state));
+    }
     let mut warnings = String::new();
     for case in cases {
         if matches!(case.outcome, CaseOutcome::Warning | CaseOutcome::Note) {

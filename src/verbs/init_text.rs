@@ -487,6 +487,13 @@ pub(super) fn samples_readme(info: &Info) -> String {
         "\
 # Sample transcripts of {name}
 
+A green run before this folder holds anything verifies the host's side of
+your plugin and little of the agent's: every payload and transcript it sent
+was ours, not your agent's. The run's last line says how much of your
+plugin's own side was verified, per capability. A recording is what verifies
+the agent's side: `agent-conform record` while you use the agent for a few
+minutes (one short session with a prompt, an edit and a commit is enough).
+
 Put real session transcripts of your agent here, exactly as it writes them
 (redact anything private, keep the format byte for byte). The case file one
 directory up names them:
