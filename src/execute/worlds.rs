@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::execute::Run;
 use crate::host::Severity;
@@ -85,16 +86,35 @@ impl Run<'_> {
     /// within [`RERUNS`] reruns in all.
     pub(super) fn shrink(&self, cases: &[&Case], reports: &mut [CaseReport]) {
         let axes = Axes::embedded();
-        let mut left = RERUNS;
-        for report in reports.iter_mut() {
-            let Some(case) = cases.iter().find(|c| c.id == report.id) else {
-                continue;
-            };
-            if left == 0 || !worth_shrinking(axes, case, report) {
-                continue;
+        let left = AtomicUsize::new(RERUNS);
+        let work: Vec<(usize, &Case)> = reports
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, *cases.iter().find(|c| c.id == r.id)?)))
+            .filter(|(i, case)| worth_shrinking(axes, case, &reports[*i]))
+            .collect();
+        // The cases shrink side by side, `--jobs` at a time, each one's
+        // reruns in turn.
+        let next = AtomicUsize::new(0);
+        let found: Mutex<Vec<(usize, Shrunk)>> = Mutex::default();
+        let shared: &[CaseReport] = reports;
+        std::thread::scope(|scope| {
+            for _ in 0..self.options.jobs.clamp(1, work.len().max(1)) {
+                scope.spawn(|| {
+                    while let Some((i, case)) = work.get(next.fetch_add(1, Ordering::SeqCst)) {
+                        if left.load(Ordering::SeqCst) == 0 {
+                            break;
+                        }
+                        let shrunk = self.shrink_one(axes, case, &shared[*i], &left);
+                        if let Ok(mut found) = found.lock() {
+                            found.push((*i, shrunk));
+                        }
+                    }
+                });
             }
-            let shrunk = self.shrink_one(axes, case, report, &mut left);
-            report.shrunk = Some(shrunk);
+        });
+        for (i, shrunk) in found.into_inner().unwrap_or_default() {
+            reports[i].shrunk = Some(shrunk);
         }
     }
 
@@ -108,16 +128,16 @@ impl Run<'_> {
         axes: &Axes,
         case: &Case,
         report: &CaseReport,
-        left: &mut usize,
+        left: &AtomicUsize,
     ) -> Shrunk {
         let wanted = signature(report);
         let start = self.worlds.of(axes, case);
         let mut reruns = 0;
-        let mut shows = |world: &World, left: &mut usize| -> Option<bool> {
-            if *left == 0 {
+        let mut shows = |world: &World, left: &AtomicUsize| -> Option<bool> {
+            let took = left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+            if took.is_err() {
                 return None;
             }
-            *left -= 1;
             reruns += 1;
             let again = self.in_world(case, world);
             Some(shows_again(&wanted, &again))
