@@ -8,22 +8,14 @@
 //! unchecked, reading stops silently at the first longer line (others cap
 //! at 1 MiB or 2 MiB). The host counts lines whatever their length, and
 //! keeps what the analysis calls answer: so each is asked again of a copy
-//! of the transcript in which records hold lines [`LENGTHS`] long, and must
+//! of the transcript in which records hold long lines (the lengths are the
+//! size axis of the user's world, `worlds/axes.yaml`), and must
 //! answer as it did for the original. The copy stays under
 //! `read-transcript`'s 10 MiB cap ([`CAP`]), which the host would hit first.
 
 use serde_json::Value;
 
 use super::Severity;
-
-/// `bufio.MaxScanTokenSize`: the longest line Go's `bufio.Scanner` reads
-/// without a buffer of its own.
-pub const SCANNER_DEFAULT: usize = 64 * 1024;
-
-/// The lengths the lengthened records' lines reach, in the order of the
-/// records: past the scanner's default, past the 1 MiB some plugins set,
-/// and 8 MiB (past every cap seen, under the host's output cap).
-pub const LENGTHS: [usize; 3] = [SCANNER_DEFAULT + 4096, (1 << 20) + 4096, 8 << 20];
 
 /// The largest lengthened transcript: `read-transcript` prints it whole, and
 /// output over the host's limit fails the TurnEnd hook before any analysis.

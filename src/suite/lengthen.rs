@@ -13,7 +13,7 @@
 //! of one, nor holds one that has a blank (a prompt inside a wrapper). The
 //! text added is prose at the string's end, after a line break.
 
-use crate::host::long_lines::{CAP, LENGTHS};
+use crate::host::long_lines::CAP;
 
 /// The lengthened copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,10 +40,31 @@ impl Lengthened {
     }
 }
 
+/// The lengths the lengthened records' lines reach, in the order of the
+/// records: the size axis's values (`worlds/axes.yaml`: past
+/// `bufio.Scanner`'s 64 KiB default, past the 1 MiB some plugins set, and
+/// 8 MiB, past every cap seen and under the host's output cap), shortest
+/// first.
+pub fn lengths() -> Vec<usize> {
+    let axes = crate::suite::worlds::Axes::embedded();
+    let mut lengths: Vec<usize> = axes
+        .axis("size")
+        .into_iter()
+        .flat_map(|a| &a.values)
+        .filter_map(|v| v.line_bytes)
+        .collect();
+    lengths.sort_unstable();
+    lengths
+}
+
 /// The copy of `bytes` with long lines; `None` when it is no JSON, or no
 /// record holds a string to lengthen.
 pub fn lengthen(bytes: &[u8], avoid: &[String]) -> Option<Lengthened> {
     if !is_json(bytes) {
+        return None;
+    }
+    let lengths = lengths();
+    if lengths.is_empty() {
         return None;
     }
     let mut chosen: Vec<(usize, usize, usize)> = Vec::new();
@@ -52,7 +73,7 @@ pub fn lengthen(bytes: &[u8], avoid: &[String]) -> Option<Lengthened> {
         let text = line.strip_suffix(b"\n").unwrap_or(line);
         if let Some(end) = longest_string(text, avoid) {
             chosen.push((number + 1, start + end, text.len()));
-            if chosen.len() == LENGTHS.len() {
+            if chosen.len() == lengths.len() {
                 break;
             }
         }
@@ -62,7 +83,7 @@ pub fn lengthen(bytes: &[u8], avoid: &[String]) -> Option<Lengthened> {
         return None;
     }
     // Fewer records than lengths: the longest lengths, the last past every cap.
-    let targets = &LENGTHS[LENGTHS.len() - chosen.len()..];
+    let targets = &lengths[lengths.len() - chosen.len()..];
     let mut pads: Vec<usize> = chosen
         .iter()
         .zip(targets)
@@ -187,6 +208,16 @@ fn and(items: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_size_axis_gives_lines_past_each_cap_under_the_hosts_limit() {
+        let lengths = super::lengths();
+        assert_eq!(lengths.len(), 3);
+        // Past `bufio.MaxScanTokenSize`, Go's scanner's default.
+        assert!(lengths[0] > 64 * 1024);
+        assert!(lengths[1] > 1 << 20);
+        assert!(lengths[2] < super::CAP);
+    }
+
     use super::*;
     use serde_json::Value;
 
