@@ -54,9 +54,22 @@ impl Setup {
         self.repo().join("conformance")
     }
 
-    fn transcript(&self) -> PathBuf {
+    /// Where the scripted agent started in `cwd` keeps its transcript.
+    fn transcript_of(&self, cwd: &Path) -> PathBuf {
+        let folder: String = cwd
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
         self.home()
-            .join(".scripted-agent/sessions/sess-rec-1.jsonl")
+            .join(".reference/projects")
+            .join(folder)
+            .join("sess-rec-1.jsonl")
+    }
+
+    fn transcript(&self) -> PathBuf {
+        self.transcript_of(&self.repo())
     }
 
     /// `agent-conform record` of the scripted agent, with `stdin` for the
@@ -69,8 +82,20 @@ impl Setup {
         stdin: &str,
         first_on_path: Option<&Path>,
     ) -> Output {
+        self.record_in(&self.repo(), options, agent, stdin, first_on_path)
+    }
+
+    /// [`Setup::record`] with the agent started in `cwd`.
+    fn record_in(
+        &self,
+        cwd: &Path,
+        options: &[&str],
+        agent: &[&str],
+        stdin: &str,
+        first_on_path: Option<&Path>,
+    ) -> Output {
         let mut cmd = harness();
-        cmd.current_dir(self.repo())
+        cmd.current_dir(cwd)
             .env("HOME", self.home())
             .env("PATH", path(first_on_path))
             .arg("record")
@@ -195,7 +220,16 @@ fn a_recorded_session_holds_every_call_in_order_with_payloads_snapshots_and_even
         .iter()
         .filter_map(|f| f["path"].as_str())
         .collect();
-    assert_eq!(files, ["{{repo}}/.reference", "{{home}}/.scripted-agent"]);
+    assert_eq!(files, ["{{repo}}/.reference", "{{home}}/.reference"]);
+
+    // The world: the transcript in the plugin's session directory, the
+    // agent started at the root; nothing breaks the resume.
+    assert_eq!(
+        yaml["session"]["transcript_at"],
+        "{{session_dir}}/sess-rec-1.jsonl"
+    );
+    assert_eq!(yaml["session"]["cwd"], "{{repo}}");
+    assert!(!err.contains("entire session resume restores"), "{err}");
     assert_eq!(
         world["env"],
         serde_json::json!({"REFERENCE_HOME": "{{home}}/.scripted-agent"})
@@ -458,6 +492,50 @@ fn the_recording_replays_green_on_the_reference_and_red_on_a_fault() {
         );
         assert_eq!(red.code, 1, "{fault} passed the replay");
     }
+}
+
+/// A session recorded from a subdirectory keeps its world: the agent kept
+/// its transcript in the subdirectory's folder, outside the plugin's session
+/// directory, which `record` says; the replay lays it down there, and the
+/// resume that restores into the root's folder fails.
+#[test]
+fn a_recording_from_a_subdirectory_keeps_its_layout_and_the_broken_resume_shows() {
+    let setup = Setup::new();
+    let sub = setup.repo().join("web/app");
+    std::fs::create_dir_all(&sub).expect("mkdir sub");
+    let out_dir = setup.out().display().to_string();
+    let out = setup.record_in(&sub, &["--out", &out_dir], &[], "", None);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(setup.transcript_of(&sub).is_file(), "{err}");
+    let yaml = setup.case_file();
+    assert_eq!(yaml["session"]["cwd"], "{{repo}}/web/app");
+    let at = yaml["session"]["transcript_at"]
+        .as_str()
+        .expect("transcript_at");
+    assert!(at.starts_with("{{home}}/.reference/projects/"), "{at}");
+    assert!(at.ends_with("-web-app/sess-rec-1.jsonl"), "{at}");
+    assert!(
+        err.contains("outside the plugin's session directory"),
+        "{err}"
+    );
+    assert!(
+        err.contains("entire session resume restores") && err.contains("while the agent reads"),
+        "{err}"
+    );
+    let cases = setup.out().display().to_string();
+    let run = run_json(&reference(), &["--cases", &cases], &[]);
+    assert_eq!(run.code, 1, "the broken resume passed the replay");
+    assert!(
+        run.ids("failed").contains(&"session.agent".to_string()),
+        "{:?}",
+        run.ids("failed")
+    );
+    let messages = run.messages("session.agent");
+    assert!(
+        messages.contains("-web-app/sess-rec-1.jsonl") && messages.contains("resumes nothing"),
+        "{messages}"
+    );
 }
 
 /// A recorded Event that the plugin no longer gives: a different prompt

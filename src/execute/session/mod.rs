@@ -109,6 +109,10 @@ struct Play<'p, 'r> {
     /// agent keeps it (`where_the_agent_keeps_it`), not in the scratch
     /// directory.
     placed: bool,
+    /// The transcript lies where the recording says the agent kept it
+    /// (`transcript_at` relative to the repository or HOME): where the
+    /// agent reads is known, so no Event's guess replaces it.
+    kept: bool,
     /// The `session_ref` the Events of each session id named last: where
     /// the agent keeps, and resumes, that session.
     refs: BTreeMap<String, String>,
@@ -200,6 +204,7 @@ impl<'p, 'r> Play<'p, 'r> {
             foreign: Default::default(),
             session_dir: None,
             placed: false,
+            kept: false,
             refs: BTreeMap::new(),
             named: Default::default(),
             echoed: None,

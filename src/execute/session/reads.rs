@@ -25,9 +25,36 @@ impl Play<'_, '_> {
     /// Asks `get-session-dir` before the first hook (the answer is the one
     /// the host's first hook with a transcript asks for; it is kept) and
     /// moves the transcript into that directory when it is the plugin's own.
+    /// A recording that kept its world (`transcript_at`, `cwd`) is laid
+    /// down as it was instead: the agent's folder, and its transcript where
+    /// the agent kept it, relative to the sandbox's repository or HOME, so
+    /// that the restore is judged against where the agent really reads.
     pub(super) fn where_the_agent_keeps_it(&mut self) {
-        let Some(dir) = self.session_dir("before the session (where the agent keeps its sessions)")
-        else {
+        let recording = self.run.recording;
+        if let Some(cwd) = recording.and_then(|r| r.cwd.as_ref())
+            && let Some(dir) = self.in_sandbox(cwd.base, &cwd.rest)
+        {
+            // Best effort: a payload naming a folder that cannot be made
+            // still reaches the plugin.
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let dir = self.session_dir("before the session (where the agent keeps its sessions)");
+        let kept = recording
+            .and_then(|r| r.transcript_at.as_ref())
+            .filter(|at| at.base != "{{session_dir}}" && !at.rest.is_empty());
+        if let Some(at) = kept {
+            if let Some(file) = self.in_sandbox(at.base, &at.rest)
+                && file
+                    .parent()
+                    .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+            {
+                self.transcript = file;
+                self.placed = true;
+                self.kept = true;
+            }
+            return;
+        }
+        let Some(dir) = dir else {
             return;
         };
         let dir = PathBuf::from(dir);
@@ -46,11 +73,34 @@ impl Play<'_, '_> {
             && ownership::judge(&dir, &places)
                 .iter()
                 .all(|c| c.severity < Severity::Failure);
-        if !own || std::fs::create_dir_all(&dir).is_err() {
+        let file = match recording.and_then(|r| r.transcript_at.as_ref()) {
+            Some(at) if !at.rest.is_empty() => dir.join(&at.rest),
+            _ => dir.join(self.transcript_name()),
+        };
+        if !own
+            || file
+                .parent()
+                .is_none_or(|p| std::fs::create_dir_all(p).is_err())
+        {
             return;
         }
-        self.transcript = dir.join(self.transcript_name());
+        self.transcript = file;
         self.placed = true;
+    }
+
+    /// A recorded place in this sandbox: `rest` below its repository or
+    /// HOME.
+    fn in_sandbox(&self, base: &str, rest: &str) -> Option<PathBuf> {
+        let folder = match base {
+            "{{repo}}" => self.sandbox.repo(),
+            "{{home}}" => self.sandbox.home(),
+            _ => return None,
+        };
+        Some(
+            rest.split('/')
+                .filter(|p| !p.is_empty())
+                .fold(folder, |at, p| at.join(p)),
+        )
     }
 
     /// The transcript's file name: the recorded one (of the `paths` entry
@@ -87,8 +137,12 @@ impl Play<'_, '_> {
     /// plugin says its agent keeps the session (docs/host.md, "Where the
     /// agent's transcripts are"). That place is remembered as the agent's
     /// own file for the restore. No Event, or no `session_ref`, says
-    /// nothing: the agent always sends its path.
+    /// nothing: the agent always sends its path. Not asked when the
+    /// recording kept where the agent reads (`Play::kept`).
     pub(super) fn where_the_agent_names_it(&mut self) {
+        if self.kept {
+            return;
+        }
         let Some((hook, payload)) = self.echoed.take() else {
             return;
         };

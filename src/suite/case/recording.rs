@@ -20,6 +20,16 @@ pub struct SessionSection {
     pub paths: BTreeMap<String, String>,
     /// The hooks, in firing order.
     pub hooks: Vec<HookSection>,
+    /// Where the transcript was on the recording machine:
+    /// `{{session_dir}}/…` (in the plugin's session directory),
+    /// `{{repo}}/…` or `{{home}}/…`. Absent (older recordings): in the
+    /// plugin's session directory under its recorded name.
+    #[serde(default)]
+    pub transcript_at: Option<String>,
+    /// Where the agent ran (the payloads' `cwd`): `{{repo}}/…` or
+    /// `{{home}}/…`.
+    #[serde(default)]
+    pub cwd: Option<String>,
 }
 
 /// One recorded hook as written.
@@ -49,6 +59,55 @@ pub struct Recording {
     pub hooks: Vec<RecordedHook>,
     /// The extension of the transcript (`.jsonl`), for `{{transcript}}`.
     pub extension: String,
+    /// Where the transcript was (`SessionSection::transcript_at`).
+    pub transcript_at: Option<Place>,
+    /// Where the agent ran (`SessionSection::cwd`).
+    pub cwd: Option<Place>,
+}
+
+/// A place of the recording machine, relative to one of its folders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The folder: `{{session_dir}}`, `{{repo}}` or `{{home}}`.
+    pub base: &'static str,
+    /// The path below it, `/`-separated, without `.` or `..` (empty: the
+    /// folder itself).
+    pub rest: String,
+}
+
+/// The folders a [`Place`] may start from.
+const PLACE_BASES: &[&str] = &["{{session_dir}}", "{{repo}}", "{{home}}"];
+
+impl Place {
+    /// Reads `{{repo}}/sub`; `key` names the field in the error.
+    fn parse(key: &str, text: &str) -> Result<Place, String> {
+        let bad = || {
+            format!(
+                "session.{key}: {text:?} must start with one of {} and name a path below it                  without . or ..",
+                PLACE_BASES.join(", ")
+            )
+        };
+        let base = PLACE_BASES
+            .iter()
+            .find(|b| text.starts_with(**b))
+            .ok_or_else(bad)?;
+        let rest = &text[base.len()..];
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            return Err(bad());
+        }
+        let rest = rest.trim_start_matches('/');
+        if rest
+            .split('/')
+            .any(|part| matches!(part, "." | "..") || part.contains('\\'))
+            || rest.contains("//")
+        {
+            return Err(bad());
+        }
+        Ok(Place {
+            base,
+            rest: rest.to_string(),
+        })
+    }
 }
 
 /// One recorded hook, loaded.
@@ -88,6 +147,20 @@ impl SessionSection {
             .and_then(|(from, _)| from.rsplit_once('.').map(|(_, ext)| ext))
             .filter(|ext| !ext.contains('/') && ext.len() <= 12)
             .map_or(String::new(), |ext| format!(".{ext}"));
+        let transcript_at = self
+            .transcript_at
+            .as_deref()
+            .map(|t| Place::parse("transcript_at", t))
+            .transpose()?;
+        let cwd = self
+            .cwd
+            .as_deref()
+            .map(|t| Place::parse("cwd", t))
+            .transpose()?;
+        if cwd.as_ref().is_some_and(|c| c.base == "{{session_dir}}") {
+            return Err("session.cwd: the agent runs in {{repo}} or {{home}}, not in                         {{session_dir}}"
+                .to_string());
+        }
         let hooks = self
             .hooks
             .into_iter()
@@ -102,6 +175,8 @@ impl SessionSection {
             paths,
             hooks,
             extension,
+            transcript_at,
+            cwd,
         })
     }
 }
@@ -233,6 +308,8 @@ mod tests {
             ],
             hooks: Vec::new(),
             extension: String::new(),
+            transcript_at: None,
+            cwd: None,
         };
         let values = |p: &str| match p {
             "{{repo}}" => "/sb/repo".to_string(),
@@ -245,5 +322,21 @@ mod tests {
         );
         let out = rec.localize(b"/home/a/.x", &values);
         assert_eq!(out, b"/sb/home/.x");
+    }
+
+    #[test]
+    fn places_name_a_folder_and_a_path_below_it() {
+        let place = Place::parse("cwd", "{{repo}}/sub/dir").expect("a place");
+        assert_eq!((place.base, place.rest.as_str()), ("{{repo}}", "sub/dir"));
+        assert_eq!(Place::parse("cwd", "{{home}}").expect("home").rest, "");
+        for bad in [
+            "/abs/x",
+            "{{repo}}/../x",
+            "{{repo}}x",
+            "{{tmp}}/x",
+            "{{home}}/a//b",
+        ] {
+            assert!(Place::parse("cwd", bad).is_err(), "{bad}");
+        }
     }
 }

@@ -13,6 +13,7 @@
 //! ([`summary`]), so that stdout stays the agent's. `record` exits with the
 //! agent's exit code.
 
+pub mod place;
 pub mod redact;
 pub mod shim;
 pub mod staging;
@@ -80,11 +81,20 @@ pub fn run(request: &Request) -> Result<ExitCode, UsageError> {
     let status = run_agent(program, args, &path_var)?;
     let calls = staging::calls(&staging.path().join("state"))
         .map_err(|err| io_error("cannot read the recording back", err))?;
+    let mut warnings = Vec::new();
     let written = if calls.is_empty() {
         None
     } else {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let world = write::world_dirs(&calls, &repo, home.as_deref(), &info.protected_dirs);
+        let transcript = write::primary_transcript(&calls);
+        let seen = place::Seen {
+            plugin: &request.plugin,
+            repo: &repo,
+            home: home.as_deref(),
+            transcript: transcript.as_deref(),
+        };
+        let place = place::find(&calls, &seen);
         let target = write::Target {
             out: &request.out,
             agent: &agent,
@@ -94,7 +104,9 @@ pub fn run(request: &Request) -> Result<ExitCode, UsageError> {
             redactor: &redactor,
             world: &world,
             agent_vars: &info.env,
+            place: &place,
         };
+        warnings.clone_from(&place.warnings);
         Some(write::write(&calls, &target).map_err(|err| {
             io_error(
                 &format!("cannot write the recording to {}", request.out.display()),
@@ -111,6 +123,9 @@ pub fn run(request: &Request) -> Result<ExitCode, UsageError> {
         plugin_shown: request.plugin_shown.clone(),
     };
     eprint!("{}", summary::render(&facts));
+    for warning in &warnings {
+        eprintln!("agent-conform: record: {warning}");
+    }
     Ok(ExitCode::from(status))
 }
 

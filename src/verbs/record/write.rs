@@ -40,6 +40,9 @@ pub struct Target<'a> {
     /// `caller_env_vars`, those its refusals name): recorded when the agent
     /// set them, as those named for the agent are.
     pub agent_vars: &'a [String],
+    /// Where the transcript was and the agent ran
+    /// ([`place`](super::place)): `transcript_at` and `cwd`.
+    pub place: &'a super::place::Place,
 }
 
 /// Whether a variable the agent set for its hooks is the agent's own: one
@@ -194,6 +197,7 @@ pub fn write(calls: &[Recorded], target: &Target) -> io::Result<Written> {
     let paths = paths(primary.as_deref(), target);
     let last = last_snapshot.map(|(_, name)| name);
     let mut text = render(target.agent, last.as_deref(), &paths, &hooks);
+    render_place(&mut text, target);
     render_world(&mut text, calls, target);
     fs::write(&written.case_file, text)?;
     Ok(written)
@@ -207,7 +211,7 @@ fn put(target: &Target, relative: &str, bytes: &[u8]) -> io::Result<()> {
 /// The transcript of the session: the first `session_ref` an event named.
 /// The format has one `{{transcript}}`; a second transcript (a subagent's)
 /// is left to the plugin's own files, not snapshotted.
-fn primary_transcript(calls: &[Recorded]) -> Option<String> {
+pub fn primary_transcript(calls: &[Recorded]) -> Option<String> {
     calls.iter().find_map(|c| c.call.session_ref.clone())
 }
 
@@ -309,6 +313,17 @@ fn render(
         render_hook(&mut text, i + 1, hook);
     }
     text
+}
+
+/// `session.transcript_at` and `session.cwd`, appended after the hooks (the
+/// `session:` section is the last one open), redacted.
+fn render_place(text: &mut String, target: &Target) {
+    let place = target.place;
+    for (key, value) in [("transcript_at", &place.transcript_at), ("cwd", &place.cwd)] {
+        if let Some(value) = value {
+            let _ = writeln!(text, "  {key}: {}", quoted(&target.redactor.text(value)));
+        }
+    }
 }
 
 /// The `agent:` section: the agent's own directories and the variables
@@ -481,6 +496,11 @@ mod tests {
             redactor: &redactor,
             world: &[PathBuf::from("/h/u/repo/.foo")],
             agent_vars: &[],
+            place: &crate::verbs::record::place::Place {
+                transcript_at: Some("{{home}}/x/t.jsonl".into()),
+                cwd: Some("{{repo}}/sub".into()),
+                warnings: Vec::new(),
+            },
         };
         let written = write(&calls, &target).expect("written");
         assert_eq!(
@@ -501,6 +521,8 @@ mod tests {
             "{{transcript}}"
         );
         assert_eq!(yaml["session"]["hooks"][1]["hook"], "stop");
+        assert_eq!(yaml["session"]["cwd"], "{{repo}}/sub");
+        assert_eq!(yaml["session"]["transcript_at"], "{{home}}/x/t.jsonl");
         assert_eq!(yaml["agent"]["files"][0]["path"], "{{repo}}/.foo");
         assert_eq!(
             yaml["agent"]["env"],
