@@ -49,7 +49,7 @@ pub fn discover(path_var: &OsStr, cwd: &Path, options: &Options) -> Discovery {
     Discovery {
         found,
         conflicts,
-        settings: external_agents::setting(cwd),
+        settings: external_agents::setting(cwd, &options.hosts),
         path_dirs: std::env::split_paths(path_var).count(),
     }
 }

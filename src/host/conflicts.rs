@@ -12,14 +12,15 @@
 //!   a search in random order;
 //! - hook files both write ("Subcommand-specific facts", "What the host does
 //!   with each answer": `uninstall-hooks` and `are-hooks-installed` are
-//!   trusted): `entire agent remove A` runs only A's `uninstall-hooks`, so
-//!   B's hooks must survive it.
+//!   trusted): removing A ([`crate::host::hooks::UNINSTALL_FLOWS`]) runs
+//!   only A's `uninstall-hooks`, so B's hooks must survive it.
 //!
 //! Every such pair is a failure: the host breaks for one of the two.
 
 use std::path::{Path, PathBuf};
 
 use crate::host::Severity;
+use crate::host::hooks::UNINSTALL_FLOWS;
 use crate::host::ownership;
 
 /// The weight of every conflict between plugins installed together: one of
@@ -113,8 +114,8 @@ pub fn type_message(a: &str, b: &str, agent_type: &str) -> String {
 /// of `are-hooks-installed`).
 pub fn hooks_message(removed: &str, kept: &str, lost: &[String]) -> String {
     format!(
-        "installing {removed}, then {kept}, then uninstalling {removed} (`entire agent remove \
-         {removed}`) changed {kept}'s hooks: {}; the host trusts uninstall-hooks and never \
+        "installing {removed}, then {kept}, then uninstalling {removed} (deselecting it in \
+         {UNINSTALL_FLOWS}) changed {kept}'s hooks: {}; the host trusts uninstall-hooks and never \
          asks again, so {kept}'s agent events stop making checkpoints",
         lost.join("; ")
     )

@@ -8,6 +8,15 @@
 /// (docs/host.md "The host of September 2026").
 pub const HOOKS_SUBCOMMAND: &str = "hooks";
 
+/// The flows that call a plugin's `uninstall-hooks`, for messages: observed
+/// on [`crate::host::releases::JUNE_BUILD`] only deselecting the agent in
+/// the interactive agent manager does (`entire disable --uninstall` calls no
+/// plugin, `entire agent remove` refuses external agents); `entire agent
+/// remove` and `entire disable --uninstall` on the releases read from source.
+pub const UNINSTALL_FLOWS: &str = "the interactive agent manager (`entire enable` with a terminal, \
+     \"Manage agents\": the only flow that calls uninstall-hooks on entire 0.6.3-nightly, June 2026 \
+     main; `entire agent remove` and `entire disable --uninstall` on the releases read from source)";
+
 /// Event type 1, SessionStart: the session begins.
 pub const SESSION_START: u64 = 1;
 /// Event type 2, TurnStart: a turn begins (its prompt and transcript offset).

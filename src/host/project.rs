@@ -11,6 +11,7 @@
 //! detected agent; one without the hooks capability aborts that enable.
 
 use crate::host::Severity;
+use crate::host::hooks::UNINSTALL_FLOWS;
 
 /// What a `detect` that says "present" where the agent has never been
 /// (an empty repository, an empty HOME) costs the user, for a plugin that
@@ -299,8 +300,8 @@ pub fn shared_hooks(files: &[String], shown: SharedShown) -> String {
     };
     format!(
         "install-hooks put the hooks into {}, under HOME, a file every repository of the user \
-         shares: `entire disable --uninstall` or `entire agent remove` in one repository \
-         removes the hooks of every other, whose checkpoints then stop without a word, and \
+         shares: removing the agent in one repository ({UNINSTALL_FLOWS}) removes the hooks \
+         of every other, whose checkpoints then stop without a word, and \
          are-hooks-installed answers for all repositories at once ({what}); install the hooks \
          in a file of the repository",
         files.join(", ")

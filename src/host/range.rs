@@ -200,6 +200,24 @@ impl HostRange {
         scope
     }
 
+    /// Where something holds within the range, release by release
+    /// (`Some(true)` holds, `Some(false)` not, `None` not known); `fact`
+    /// is the boundary a message names where it is not known.
+    pub fn scope_by(&self, fact: Option<Fact>, on: impl Fn(&Release) -> Option<bool>) -> Scope {
+        let mut scope = Scope {
+            fact,
+            ..Scope::default()
+        };
+        for &release in &self.releases {
+            match on(release) {
+                Some(true) => scope.on.push(release),
+                Some(false) => scope.off.push(release),
+                None => scope.unsure.push(release),
+            }
+        }
+        scope
+    }
+
     /// Where the range's releases have a fact.
     pub fn with_fact(&self, fact: Fact) -> Scope {
         self.scope(&ReleaseCondition::From(fact))

@@ -164,6 +164,14 @@ pub enum Fact {
     /// the plugin's session subcommands (docs/host.md, "Plugins in the
     /// wild", "`entire attach`").
     Attach,
+    /// `entire enable --agent <name>` writes `external_agents` into the
+    /// committed `.entire/settings.json` itself, and the git hooks do
+    /// nothing until that file exists: a `.entire/settings.local.json`
+    /// made before the first enable leaves them inert (observed on
+    /// [`JUNE_BUILD`]; the first release is not known). The releases with
+    /// [`Fact::AbsolutePaths`] read the setting from the local file only
+    /// (read from source).
+    EnableWritesSettings,
 }
 
 /// The first release of a fact that no release has yet.
@@ -187,7 +195,15 @@ pub struct Row {
     pub confidence: Confidence,
     /// The first release as the notes give it, for messages.
     pub noted: &'static str,
+    /// The host a build of which showed it (docs/verdicts.md, "What a build
+    /// of the host confirmed"); `None`: read from source or the notes.
+    pub observed: Option<&'static str>,
 }
+
+/// The host the fifth pass drove (`../shared/spec/host-behaviour.md`,
+/// "Observed on a build of the host"): upstream main of 2026-06-26, the
+/// state of the 0.7.x line, whose `entire version` reads 0.6.3-nightly.
+pub const JUNE_BUILD: &str = "entire 0.6.3-nightly (June 2026 main)";
 
 /// The table "Which release brought what" (docs/host.md, "The host of
 /// September 2026"). `repo_path` on rewind is "not established: assume
@@ -201,6 +217,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.0",
         confidence: Confidence::High,
         noted: "0.5.0 (2026-03-06)",
+        observed: None,
     },
     Row {
         fact: Fact::VogonBuiltIn,
@@ -210,6 +227,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.0",
         confidence: Confidence::Medium,
         noted: "0.5.0 (2026-03-06)",
+        observed: None,
     },
     Row {
         fact: Fact::CodexBuiltIn,
@@ -219,6 +237,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.2",
         confidence: Confidence::High,
         noted: "0.5.2 (2026-03-30)",
+        observed: None,
     },
     Row {
         fact: Fact::HookDiscoveryDeadline,
@@ -228,6 +247,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.4",
         confidence: Confidence::Medium,
         noted: "0.5.2 / 0.5.4 (2026-04-10)",
+        observed: None,
     },
     Row {
         fact: Fact::CompactTranscript,
@@ -237,6 +257,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.6",
         confidence: Confidence::High,
         noted: "0.5.6 (2026-04-24)",
+        observed: None,
     },
     Row {
         fact: Fact::CliVersionEnv,
@@ -246,6 +267,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.6.0",
         confidence: Confidence::High,
         noted: "0.6.0 (2026-05-04)",
+        observed: None,
     },
     Row {
         fact: Fact::ManagedPluginDir,
@@ -255,6 +277,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.6.1",
         confidence: Confidence::Medium,
         noted: "0.6.1 (2026-05-07)",
+        observed: None,
     },
     Row {
         fact: Fact::ParseHookFirstValue,
@@ -264,6 +287,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.9.0",
         confidence: Confidence::Medium,
         noted: "0.9.0 (2026-07-27)",
+        observed: None,
     },
     Row {
         fact: Fact::LocalDevDropped,
@@ -273,6 +297,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.10.2",
         confidence: Confidence::Medium,
         noted: "0.10.1–0.10.2 (2026-08)",
+        observed: None,
     },
     Row {
         fact: Fact::HooksInstalledUnknown,
@@ -282,6 +307,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.10.3",
         confidence: Confidence::Low,
         noted: "0.10.3 (2026-08-27)",
+        observed: None,
     },
     Row {
         fact: Fact::AbsolutePaths,
@@ -291,6 +317,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "after 0.10.3",
+        observed: None,
     },
     Row {
         fact: Fact::SessionPreflight,
@@ -300,6 +327,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "after 0.10.3 (open work in September)",
+        observed: None,
     },
     Row {
         fact: Fact::GeminiRetired,
@@ -309,6 +337,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "0.12.0 at the latest (October 2026)",
+        observed: None,
     },
     Row {
         fact: Fact::SessionOwnerType,
@@ -318,6 +347,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.6.0",
         confidence: Confidence::High,
         noted: "0.6.0 (2026-05-04)",
+        observed: None,
     },
     Row {
         fact: Fact::SessionPathComponents,
@@ -327,6 +357,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "the newest variants (September 2026 or later; stored sources end at 0.8.0)",
+        observed: None,
     },
     Row {
         fact: Fact::StrictSessionIds,
@@ -336,6 +367,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "the newest variants (the June host had neither the dash nor the device rule)",
+        observed: None,
     },
     Row {
         fact: Fact::DeviceToolIds,
@@ -345,6 +377,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "one September 2026 variant only",
+        observed: None,
     },
     Row {
         fact: Fact::SessionDirBeforeWrite,
@@ -354,6 +387,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.12.x",
         confidence: Confidence::Low,
         noted: "the newest variants (source read December 2026)",
+        observed: None,
     },
     Row {
         fact: Fact::SetupDetectsPlugins,
@@ -363,6 +397,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.1",
         confidence: Confidence::Medium,
         noted: "0.5.1 (2026-03)",
+        observed: None,
     },
     Row {
         fact: Fact::ProtectedPathsUntracked,
@@ -372,6 +407,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.6",
         confidence: Confidence::Medium,
         noted: "0.5.6 (2026-04-24)",
+        observed: None,
     },
     Row {
         fact: Fact::Attach,
@@ -381,6 +417,7 @@ pub const TABLE: &[Row] = &[
         certain: "0.5.6",
         confidence: Confidence::High,
         noted: "0.5.6 (2026-04-24)",
+        observed: None,
     },
     Row {
         fact: Fact::ChunksStored,
@@ -390,6 +427,17 @@ pub const TABLE: &[Row] = &[
         certain: UNRELEASED,
         confidence: Confidence::High,
         noted: "no release yet (read-transcript's 10 MiB cap comes first on every release)",
+        observed: None,
+    },
+    Row {
+        fact: Fact::EnableWritesSettings,
+        id: "enable-writes-settings",
+        what: "entire enable --agent writes external_agents into settings.json; a settings.local.json made before the first enable makes the git hooks inert",
+        earliest: "0.5.0",
+        certain: "0.7.x",
+        confidence: Confidence::Low,
+        noted: "observed on entire 0.6.3-nightly (June 2026 main, the 0.7.x line); its first release is not known",
+        observed: Some(JUNE_BUILD),
     },
 ];
 
@@ -536,6 +584,18 @@ mod tests {
             assert_eq!(has(release, Fact::ChunksStored), Some(false));
         }
         assert_eq!(Fact::from_id("chunks-stored"), Some(Fact::ChunksStored));
+    }
+
+    #[test]
+    fn an_observed_fact_names_its_host() {
+        let row = Fact::EnableWritesSettings.row();
+        assert_eq!(row.observed, Some(JUNE_BUILD));
+        assert_eq!(
+            has(&RELEASES[index("0.7.x").unwrap()], row.fact),
+            Some(true)
+        );
+        assert_eq!(has(&RELEASES[0], row.fact), None);
+        assert!(TABLE.iter().filter(|r| r.observed.is_some()).count() >= 1);
     }
 
     #[test]

@@ -74,7 +74,9 @@ pub struct Settings {
     /// The root of the git work tree holding the current directory; `None`
     /// outside one.
     pub repository: Option<PathBuf>,
-    /// The settings file that grants discovery (`<root>/.entire/settings.local.json`).
+    /// The settings file that grants discovery on the releases judged
+    /// (`<root>/.entire/settings.local.json`, or `.entire/settings.json` where
+    /// every release judged reads it).
     pub file: Option<PathBuf>,
     /// Whether that file sets `external_agents` to `true`.
     pub external_agents: bool,

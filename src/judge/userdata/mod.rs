@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::host::hooks::UNINSTALL_FLOWS;
 use crate::judge::checks::Finding;
 use crate::judge::formats::{self, Format};
 use crate::judge::moved;
@@ -168,8 +169,8 @@ impl UserData {
         vec![Finding::failure(format!(
             "uninstall-hooks exited 0 but left hook entries of the plugin in {}: the host \
              reports \"Removed\" and never asks again, so the leftover hooks keep creating \
-             checkpoints after `entire agent remove`, or fail on every agent event after \
-             `entire disable --uninstall`",
+             checkpoints after the agent is removed in {UNINSTALL_FLOWS}, or fail on every \
+             agent event once Entire is disabled",
             left.join(", ")
         ))]
     }
