@@ -192,7 +192,7 @@ impl Action {
     /// the plugin's own calls wrote or named (its own answers); the checks
     /// of `info` on the call the host makes with no input (the host's
     /// input). `check_hook_events` rests on the step it judges, which
-    /// [`Case::rests_on`] looks up.
+    /// [`super::Case::rests_on`] looks up.
     pub fn rests_on(&self) -> Evidence {
         match self {
             Action::Snapshot(_)
