@@ -337,6 +337,11 @@ faults! {
     /// where the user's shell leaves it unset (macOS, ssh, cron: the env
     /// axis's `xdg-unset`): the session store breaks there.
     SessionDirNeedsXdg = "session-dir-needs-xdg",
+    /// `install-hooks` finds its own entries by lines ending in `\n` alone:
+    /// in a settings file with CRLF line ends (a Windows editor, git's
+    /// autocrlf: the files axis's `crlf`) it finds none, and a second
+    /// install adds every hook again.
+    InstallLfOnly = "install-lf-only",
     /// `parse-hook --hook stop` without a transcript path answers an event without
     /// `session_ref` instead of `null`.
     ParseHookTurnendNoRef = "parse-hook-turnend-no-ref",

@@ -147,6 +147,12 @@ fn install_marker_other_agent(ctx: &Context) -> Result<Output> {
     ))
 }
 
+/// Whether the file at `path` has CRLF line ends (the `install-lf-only`
+/// fault's blind spot).
+fn has_crlf(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| text.contains("\r\n"))
+}
+
 /// `--local-dev` is accepted and ignored: newer hosts never send it, because a
 /// development hook command let repository content run from installed hooks.
 pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
@@ -174,7 +180,10 @@ pub fn install_hooks(ctx: &Context, request: &Request) -> Result<Output> {
     let recorded = (keeps_record && !force).then(|| record::trusted(&path));
     let missing: Vec<&EntireHook> = if recorded == Some(true) {
         Vec::new()
-    } else if ctx.fault(Fault::InstallNotIdempotent) || recorded == Some(false) {
+    } else if ctx.fault(Fault::InstallNotIdempotent)
+        || recorded == Some(false)
+        || (ctx.fault(Fault::InstallLfOnly) && has_crlf(&path))
+    {
         ENTIRE_HOOKS.iter().collect()
     } else {
         ENTIRE_HOOKS

@@ -3,8 +3,10 @@
 //! `judge::lived`). For each shape the files the plugin's first install
 //! wrote its hooks into may have, in a sandbox laid down anew: the user's
 //! file, `install-hooks`, the user's own edit, `install-hooks` again (a
-//! second `entire enable`), `uninstall-hooks`. Every call is a step of the
-//! case, its findings on it, so that each says how to reproduce it.
+//! second `entire enable`), `uninstall-hooks`. Then the same round for the
+//! first shape as other programs write the file (the files axis of the
+//! user's world, docs/worlds.md): with CRLF line ends ([`Form`]). Every call is a step of the case, its findings on it, so
+//! that each says how to reproduce it.
 
 use std::fs;
 
@@ -18,6 +20,56 @@ use crate::running::runner::Outcome;
 use crate::running::sandbox::Sandbox;
 use crate::suite::case::{Case, Severity};
 
+/// How the file of a round is written, beyond its shape: as the agent
+/// itself writes it, or as another program on the user's machine does. The
+/// judgement reads the file back in the plain form (CRLF read as LF, a
+/// byte-order mark dropped), so that a plugin that keeps the form and one
+/// that drops it both keep what the user had; what a form catches is a
+/// plugin that no longer recognises its own entry in a file so written (a
+/// second install adds another) or cannot read it. A byte-order mark is not
+/// laid down: a file with one exists only for an agent whose own reader
+/// skips it, which nothing here can tell (strict JSON and TOML readers
+/// refuse it), so a plugin refusing one would be judged on a guess.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// As the agent writes it.
+    Plain,
+    /// CRLF line ends: a Windows editor, or a checkout with git's
+    /// `core.autocrlf=true`.
+    Crlf,
+}
+
+impl Form {
+    /// The bytes a user's file of this form holds for `text`.
+    fn write(self, text: &str) -> String {
+        match self {
+            Form::Plain => text.to_string(),
+            Form::Crlf => text.replace("\r\n", "\n").replace('\n', "\r\n"),
+        }
+    }
+
+    /// The round's name for it.
+    fn describe(self) -> &'static str {
+        match self {
+            Form::Plain => "",
+            Form::Crlf => ", with CRLF line ends (a Windows editor, git's autocrlf)",
+        }
+    }
+}
+
+/// The text of a file as the judgement reads it: a byte-order mark
+/// dropped, CRLF as LF (see [`Form`]).
+fn plain(text: String) -> String {
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text);
+    match text.contains("\r\n") {
+        true => text.replace("\r\n", "\n"),
+        false => text,
+    }
+}
+
 /// One file of a round: its config, its shape, what was laid down, and
 /// what the user has in it now (their bytes and content, without the
 /// plugin's entries).
@@ -29,6 +81,8 @@ struct File<'c> {
     user_doc: Value,
     /// Whether `user_text` is known byte for byte.
     exact: bool,
+    /// How it is written.
+    form: Form,
 }
 
 impl File<'_> {
@@ -60,12 +114,15 @@ impl Run<'_> {
             .iter()
             .filter_map(|(rel, text)| HookConfig::learn(rel, text))
             .collect();
-        let rounds = configs.iter().map(|c| c.shapes().len()).max().unwrap_or(0);
-        for round in 0..rounds {
+        let shapes = configs.iter().map(|c| c.shapes().len()).max().unwrap_or(0);
+        let rounds = (0..shapes)
+            .map(|n| (n, Form::Plain))
+            .chain([(0, Form::Crlf)]);
+        for (number, (shape_at, form)) in rounds.enumerate() {
             let mut files: Vec<File> = configs
                 .iter()
                 .filter_map(|cfg| {
-                    let shape = *cfg.shapes().get(round)?;
+                    let shape = *cfg.shapes().get(shape_at)?;
                     let laid = cfg.lay(shape)?;
                     Some(File {
                         cfg,
@@ -74,10 +131,11 @@ impl Run<'_> {
                         user_doc: laid.user.clone(),
                         exact: true,
                         laid,
+                        form,
                     })
                 })
                 .collect();
-            if !files.is_empty() && !self.live_in(case, &mut files, round, sandbox, state) {
+            if !files.is_empty() && !self.live_in(case, &mut files, number, sandbox, state) {
                 break;
             }
         }
@@ -96,7 +154,8 @@ impl Run<'_> {
     ) -> bool {
         let mut shapes: Vec<&str> = files.iter().map(|f| f.shape.describe()).collect();
         shapes.dedup();
-        let round = format!("the user's own config, {}", shapes.join(" and "));
+        let form = files.first().map_or("", |f| f.form.describe());
+        let round = format!("the user's own config, {}{form}", shapes.join(" and "));
         if let Err(problem) = lay_down(files, sandbox, number) {
             state.reports.push(action_report(
                 &format!("{round} · laid down"),
@@ -239,7 +298,7 @@ fn lay_down(files: &[File], sandbox: &Sandbox, number: usize) -> Result<(), Find
         for path in [sandbox.root().join(&f.cfg.rel), copies.join(&f.cfg.rel)] {
             path.parent()
                 .map_or(Ok(()), fs::create_dir_all)
-                .and_then(|()| fs::write(&path, &f.laid.text))
+                .and_then(|()| fs::write(&path, f.form.write(&f.laid.text)))
                 .map_err(|err| problem(&path, err))?;
         }
     }
@@ -254,9 +313,10 @@ fn user_edits(files: &mut [File], sandbox: &Sandbox) -> Vec<String> {
     let mut written = Vec::new();
     for f in files.iter_mut() {
         let path = sandbox.root().join(&f.cfg.rel);
-        let now = fs::read_to_string(&path).unwrap_or_default();
+        let now = plain(fs::read_to_string(&path).unwrap_or_default());
         let (edited, done) = f.cfg.edit(&now, &f.laid.user, None);
-        if edited != now && fs::write(&path, &edited).is_err() {
+        // The user's editor keeps the file's form.
+        if edited != now && fs::write(&path, f.form.write(&edited)).is_err() {
             written.push(now);
             continue;
         }
@@ -276,7 +336,9 @@ fn user_edits(files: &mut [File], sandbox: &Sandbox) -> Vec<String> {
 }
 
 fn read(sandbox: &Sandbox, f: &File) -> Option<String> {
-    fs::read_to_string(sandbox.root().join(&f.cfg.rel)).ok()
+    fs::read_to_string(sandbox.root().join(&f.cfg.rel))
+        .ok()
+        .map(plain)
 }
 
 /// What the call said last on stderr (paths inside the sandbox relative

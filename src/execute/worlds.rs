@@ -272,6 +272,12 @@ pub fn coverage(axes: &Axes, cases: &[Case]) -> Vec<Met> {
                         .iter()
                         .any(|s| s.value.action.as_ref().is_some_and(|a| a.is_long_lines())),
                     Some("replay") => c.replay.is_some(),
+                    Some("lived_in") => c.steps.iter().any(|s| {
+                        matches!(
+                            s.value.action,
+                            Some(crate::suite::case::Action::LivedInConfig { .. })
+                        )
+                    }),
                     _ => worlds.of(axes, c).value(axis) == value.id,
                 };
                 rows.push(Met {

@@ -71,7 +71,7 @@ pub struct Value {
     /// A record's line length (the long_lines action lays it down).
     pub line_bytes: Option<usize>,
     /// The mechanism that lays the value down instead of a sandbox's
-    /// setting: `work_tree`, `long_lines`, `replay`.
+    /// setting: `work_tree`, `long_lines`, `replay`, `lived_in`.
     pub met_by: Option<String>,
     /// The kinds of case this value means something to, where fewer than
     /// the axis's (a work tree only the cases expanded in work trees meet).
@@ -89,7 +89,7 @@ pub struct ZoneData {
 }
 
 /// The mechanisms a `met_by` may name.
-const MET_BY: &[&str] = &["work_tree", "long_lines", "replay"];
+const MET_BY: &[&str] = &["work_tree", "long_lines", "replay", "lived_in"];
 
 impl Axes {
     /// The embedded axes, loaded and checked once.
