@@ -10,6 +10,7 @@
 
 use crate::host::Severity;
 use crate::host::releases::RELEASES;
+use crate::outcome::Kind;
 
 /// The variables a user's `entire` runs with here: no terminal (so no
 /// prompt), no telemetry, no update check (fifth pass, "Setting up").
@@ -203,6 +204,8 @@ pub struct Seen {
 pub enum Consequence {
     /// The hook fails: `entire hooks` exits non-zero.
     HookFails,
+    /// The turn leaves no checkpoint (or one without the transcript).
+    Checkpoint,
     /// `entire enable` fails.
     EnableFails,
     /// The restore fails, or writes other bytes than the checkpoint's.
@@ -211,18 +214,33 @@ pub enum Consequence {
     Uninstall,
     /// Harm on the agent's side only (its config, the files it reads).
     AgentSide,
+    /// Harm where the agent reads a session: which file it resumes from,
+    /// the bytes it finds there, the session id it knows. The host reports
+    /// the restore a success either way ("✓ Restored session"), so its
+    /// outcome never contradicts such a finding.
+    AgentReads,
+    /// A condition the replay does not reproduce (a payload delivered
+    /// late): no word.
+    NotReplayed,
 }
 
 /// One row of [`WORDS`]: the findings of the cases `cases` names (an id,
 /// or a prefix ending in `*`), made by a call of `call` (`Some("")`: a
-/// step that made no call, a check of the files; `None`: any step), and
-/// the consequence the host may show.
+/// step that made no call, a check of the files; `None`: any step), at a
+/// step `step` names, of kind `kind`, and the consequence the host may
+/// show.
 #[derive(Debug, Clone, Copy)]
 pub struct Row {
     /// The case id, or a prefix ending in `*`.
     pub cases: &'static str,
     /// The step's subcommand (`""`: no call; `None`: any).
     pub call: Option<&'static str>,
+    /// The step's name, or its last part after ` · ` (a prefix of the
+    /// name when it ends in `*`); `None`: any step. Names are the
+    /// harness's own, never the plugin's.
+    pub step: Option<&'static str>,
+    /// The finding's kind; `None`: any.
+    pub kind: Option<Kind>,
     /// What the host shows of such a finding.
     pub consequence: Consequence,
 }
@@ -231,13 +249,58 @@ const fn row(cases: &'static str, call: Option<&'static str>, consequence: Conse
     Row {
         cases,
         call,
+        step: None,
+        kind: None,
         consequence,
     }
 }
 
+impl Row {
+    /// The row, for findings at steps `step` names only.
+    const fn at(mut self, step: &'static str) -> Row {
+        self.step = Some(step);
+        self
+    }
+
+    /// The row, for findings of `kind` only.
+    const fn of(mut self, kind: Kind) -> Row {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Whether the row names a finding of kind `kind` of case `case`, at a
+    /// step named `step` whose subcommand is `call`.
+    fn matches(&self, case: &str, call: &str, step: &str, kind: Kind) -> bool {
+        let case_matches = match self.cases.strip_suffix('*') {
+            Some(prefix) => case.starts_with(prefix),
+            None => case == self.cases,
+        };
+        let step_matches = self.step.is_none_or(|want| match want.strip_suffix('*') {
+            Some(prefix) => step.starts_with(prefix),
+            None => step == want || step.ends_with(&format!(" · {want}")),
+        });
+        case_matches
+            && step_matches
+            && self.call.is_none_or(|c| c == call)
+            && self.kind.is_none_or(|k| k == kind)
+    }
+}
+
 /// Which findings the replay reaches, and the host observation that
-/// confirms each (fifth pass): the first row that matches wins.
+/// answers each (fifth pass): the first row that matches wins. The host's
+/// word lowers a finding only where its own outcome contradicts exactly
+/// the consequence the row names (a hook that exits 0, a checkpoint that
+/// holds the transcript, a restore that exits 0 with the right bytes);
+/// harm where the agent reads is [`Consequence::AgentReads`], whatever the
+/// host's success message says.
 pub const WORDS: &[Row] = &[
+    // Ids that change within a session, two ids on one file: every hook
+    // and the restore succeed on the host (fifth pass); the agent resumes
+    // an id it does not know, or another session's bytes.
+    row("*", None, Consequence::AgentReads).of(Kind::SplitSession),
+    row("*", None, Consequence::AgentReads).of(Kind::SharedSessionFile),
+    // The replay delivers every payload at once.
+    row("hooks.parse-hook.*", None, Consequence::NotReplayed).at("late [*"),
     row(
         "hooks.parse-hook.payload",
         Some("parse-hook"),
@@ -249,16 +312,16 @@ pub const WORDS: &[Row] = &[
         Consequence::HookFails,
     ),
     row("session.agent*", Some("parse-hook"), Consequence::HookFails),
+    // An empty or unusable session directory fails the restore, not the
+    // hooks (fifth pass: the host creates it before write-session).
     row(
         "session.agent*",
         Some("get-session-dir"),
-        Consequence::HookFails,
+        Consequence::Restore,
     ),
-    row(
-        "session.agent*",
-        Some("get-transcript-position"),
-        Consequence::HookFails,
-    ),
+    // Positions cut what a checkpoint holds, which the replay does not
+    // read (fifth pass: inflated tokens, an unscoped checkpoint; nothing
+    // fails): no row, no word.
     row(
         "session.agent*",
         Some("read-transcript"),
@@ -274,6 +337,13 @@ pub const WORDS: &[Row] = &[
         Some("write-session"),
         Consequence::Restore,
     ),
+    row("session.agent*", Some(""), Consequence::AgentReads).at("where the agent reads it"),
+    row("session.agent*", Some(""), Consequence::AgentReads).at("the file the agent resumes from"),
+    row("session.agent*", Some(""), Consequence::AgentReads).at("resumable"),
+    // The generic session unverified: it predicts no checkpoint.
+    row("session.agent*", Some(""), Consequence::Checkpoint)
+        .at("the agent session")
+        .of(Kind::Unverified),
     row("session.agent*", Some(""), Consequence::Restore),
     row("core.session.write-then-read", None, Consequence::Restore),
     row(
@@ -301,16 +371,11 @@ pub const WORDS: &[Row] = &[
     row("hooks.fire.reach-entire", None, Consequence::AgentSide),
 ];
 
-/// The row of [`WORDS`] for a finding of case `case` at a step whose
-/// subcommand is `call` (`""`: no call), if the replay reaches it.
-pub fn row_for(case: &str, call: &str) -> Option<&'static Row> {
-    WORDS.iter().find(|r| {
-        let case_matches = match r.cases.strip_suffix('*') {
-            Some(prefix) => case.starts_with(prefix),
-            None => case == r.cases,
-        };
-        case_matches && r.call.is_none_or(|c| c == call)
-    })
+/// The row of [`WORDS`] for a finding of kind `kind` of case `case` at a
+/// step named `step` whose subcommand is `call` (`""`: no call), if the
+/// replay reaches it.
+pub fn row_for(case: &str, call: &str, step: &str, kind: Kind) -> Option<&'static Row> {
+    WORDS.iter().find(|r| r.matches(case, call, step, kind))
 }
 
 /// The host's word on a finding, as data.
@@ -378,6 +443,20 @@ impl Consequence {
                     (None, true) => None,
                 }
             }
+            Consequence::Checkpoint => {
+                let failed = seen.hooks.iter().any(|(_, ok, _)| !ok);
+                match (seen.checkpoint?, failed, seen.resume_bytes) {
+                    (false, _, _) => Some(confirmed(format!(
+                        "no checkpoint in {CHECKPOINT_REF} after the turn"
+                    ))),
+                    (true, false, Some(true)) => Some(contradicted(
+                        "ran every hook with exit 0 and made a checkpoint whose transcript the \
+                         restore wrote back byte for byte"
+                            .into(),
+                    )),
+                    _ => None,
+                }
+            }
             Consequence::EnableFails => match seen.enable? {
                 false => Some(confirmed("`entire enable` exited non-zero".into())),
                 true => Some(contradicted("`entire enable` exited 0".into())),
@@ -415,6 +494,20 @@ impl Consequence {
                      uninstall-hooks"
                 )))
             }
+            Consequence::AgentReads => {
+                let restored = seen.resume.or(seen.rewind);
+                seen.enable?;
+                let told = match restored {
+                    Some(true) => "the host reported the restore a success",
+                    Some(false) => "the host's restore failed",
+                    None => "the host ran the session's hooks",
+                };
+                Some(beyond(format!(
+                    "{told}; which file the agent resumes from, the bytes it reads there and \
+                     the session id it knows are the agent's side, where the host does not look"
+                )))
+            }
+            Consequence::NotReplayed => None,
             Consequence::AgentSide => {
                 seen.enable?;
                 Some(beyond(
@@ -456,14 +549,44 @@ mod tests {
 
     #[test]
     fn the_table_finds_the_first_row_of_a_case_and_call() {
-        let r = row_for("session.agent.linked-worktree", "parse-hook");
-        assert_eq!(r.map(|r| r.consequence), Some(Consequence::HookFails));
+        let of = |case: &str, call: &str, step: &str, kind: Kind| {
+            row_for(case, call, step, kind).map(|r| r.consequence)
+        };
+        let r = of(
+            "session.agent.linked-worktree",
+            "parse-hook",
+            "turn 1 · hook stop · parse-hook",
+            Kind::Check,
+        );
+        assert_eq!(r, Some(Consequence::HookFails));
         assert_eq!(
-            row_for("session.agent", "").map(|r| r.consequence),
+            of("session.agent", "", "entire resume · x", Kind::Check),
             Some(Consequence::Restore)
         );
-        assert!(row_for("core.info.schema", "info").is_none());
-        assert!(row_for("session.agent", "extract-prompts").is_none());
+        assert!(of("core.info.schema", "info", "info", Kind::Check).is_none());
+        assert!(of("session.agent", "extract-prompts", "x", Kind::Check).is_none());
+        // Where the agent reads, ids that split: the agent's side.
+        let reads = "entire resume · session s1 · where the agent reads it";
+        assert_eq!(
+            of("session.agent", "", reads, Kind::Check),
+            Some(Consequence::AgentReads)
+        );
+        let split = of("session.agent", "parse-hook", "t", Kind::SplitSession);
+        assert_eq!(split, Some(Consequence::AgentReads));
+        let dir = of(
+            "session.agent",
+            "get-session-dir",
+            "turn 1 · TurnEnd · get-session-dir",
+            Kind::Check,
+        );
+        assert_eq!(dir, Some(Consequence::Restore));
+        let late = of(
+            "hooks.parse-hook.payload",
+            "parse-hook",
+            "late [stop]",
+            Kind::Check,
+        );
+        assert_eq!(late, Some(Consequence::NotReplayed));
     }
 
     #[test]
@@ -496,6 +619,28 @@ mod tests {
         };
         let w = Consequence::Restore.word(&seen, None, &b);
         assert_eq!(w.map(|w| w.verdict), Some(Verdict::BeyondSight));
+    }
+
+    #[test]
+    fn the_hosts_success_message_never_lowers_harm_where_the_agent_reads() {
+        let b = build("Entire CLI 0.10.3");
+        let seen = Seen {
+            enable: Some(true),
+            hooks: vec![("stop".into(), true, String::new())],
+            checkpoint: Some(true),
+            resume: Some(true),
+            resume_bytes: Some(true),
+            rewind: Some(true),
+            rewind_bytes: Some(true),
+            ..Seen::default()
+        };
+        let w = Consequence::AgentReads.word(&seen, None, &b);
+        assert_eq!(w.map(|w| w.verdict), Some(Verdict::BeyondSight));
+        // A predicted lost checkpoint is contradicted by one that holds
+        // the transcript.
+        let w = Consequence::Checkpoint.word(&seen, None, &b);
+        assert_eq!(w.map(|w| w.verdict), Some(Verdict::NotConfirmed));
+        assert_eq!(Consequence::NotReplayed.word(&seen, None, &b), None);
     }
 
     #[test]

@@ -115,6 +115,13 @@ kinds! {
     SessionPath = "session-path",
     /// A session, tool or subagent id the host refuses.
     IdRule = "id-rule",
+    /// Session ids that differ between the hooks of one agent session: the
+    /// host splits the session, every hook succeeding, and resume hands the
+    /// agent an id it does not know.
+    SplitSession = "split-session",
+    /// Two session ids resolved to one file: resume writes both there and
+    /// the last wins, under a success message.
+    SharedSessionFile = "shared-session-file",
     /// What is said about the plugin's name, type or discovery.
     Discovery = "discovery",
     /// A finding that depends on the host release.

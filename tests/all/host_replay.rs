@@ -139,6 +139,52 @@ fn a_finding_the_host_contradicts_is_lowered_and_listed_with_both_outcomes() {
     }
 }
 
+/// The words on the findings of case `id` at steps whose name ends with
+/// `step`, as (verdict, severity).
+fn words_at(run: &common::Run, id: &str, step: &str) -> Vec<(String, String)> {
+    run.report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["id"] == id)
+        .flat_map(|c| c["steps"].as_array().cloned().unwrap_or_default())
+        .filter(|s| s["name"].as_str().is_some_and(|n| n.ends_with(step)))
+        .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f.get("host_word").is_some())
+        .map(|f| {
+            let verdict = f["host_word"]["verdict"].as_str().unwrap_or_default();
+            let severity = f["severity"].as_str().unwrap_or_default();
+            (verdict.to_string(), severity.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_restore_where_the_agent_never_reads_stays_beyond_the_hosts_sight() {
+    // The stand-in restores the checkpoint's bytes and reports "Restored"
+    // success, to a file the agent never reads: the host's success says
+    // nothing of where the agent reads, so the finding keeps its severity.
+    let host = standin();
+    let args = ["--only", "session.agent", "--host", host.as_str()];
+    let env = [("ENTIRE_AGENT_REFERENCE_FAULT", "session-dir-repo-root")];
+    let run = common::run_json(&common::reference(), &args, &env);
+    let seen = &run.report["host_replay"]["seen"];
+    assert_eq!(seen["resume"], true, "{seen:#}");
+    assert_eq!(seen["resume_bytes"], true, "{seen:#}");
+    let said = words_at(&run, "session.agent", "where the agent reads it");
+    assert!(!said.is_empty(), "{:#}", run.report["host_replay"]);
+    assert!(
+        said.iter()
+            .all(|(v, s)| v == "beyond-sight" && s == "failure"),
+        "{said:?}"
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.report["host_replay"]["contradicted"],
+        serde_json::json!([])
+    );
+}
+
 #[test]
 fn a_host_that_is_not_there_is_a_usage_error() {
     let out = common::harness()
@@ -239,4 +285,30 @@ fn the_real_host_confirms_a_wild_plugins_failed_hooks() {
         clean.report["host_replay"]["contradicted"],
         serde_json::json!([])
     );
+}
+
+#[test]
+fn the_real_host_leaves_a_restore_where_the_agent_never_reads_at_its_severity() {
+    let Some(host) = real_host() else {
+        eprintln!("skipped: AGENT_CONFORM_TEST_HOST names no real host binary");
+        return;
+    };
+    for fault in ["session-dir-repo-root", "resolve-file-name"] {
+        let env = [("ENTIRE_AGENT_REFERENCE_FAULT", fault)];
+        let run = common::run_json(&common::reference(), &["--host", host.as_str()], &env);
+        say(fault, &run);
+        let said = words_at(&run, "session.agent", "where the agent reads it");
+        assert!(
+            !said.is_empty()
+                && said
+                    .iter()
+                    .all(|(v, s)| v == "beyond-sight" && s == "failure"),
+            "{fault}: {said:?}"
+        );
+        assert_eq!(
+            run.report["host_replay"]["contradicted"],
+            serde_json::json!([]),
+            "{fault}"
+        );
+    }
 }

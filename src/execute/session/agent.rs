@@ -321,7 +321,13 @@ impl Play<'_, '_> {
                      in this {} Event; the host splits the session",
                     kind.name()
                 );
-                self.find(Severity::Failure, message);
+                self.add(
+                    Finding {
+                        severity: Severity::Failure,
+                        ..Finding::failure(message)
+                    }
+                    .kind(crate::outcome::Kind::SplitSession),
+                );
                 // Weighed once the resume command is known (host::reach).
                 let step = self.state.reports.len() - 1;
                 let finding = self.state.reports[step].findings.len() - 1;

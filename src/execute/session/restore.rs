@@ -34,7 +34,13 @@ impl Play<'_, '_> {
                  so the user's earlier session is silently replaced",
                 sessions[0].0, sessions[1].0, files[0]
             );
-            self.find(Severity::Failure, message);
+            self.add(
+                Finding {
+                    severity: Severity::Failure,
+                    ..Finding::failure(message)
+                }
+                .kind(crate::outcome::Kind::SharedSessionFile),
+            );
         }
         let mut held = [false, false];
         let mut reported = [false, false];
