@@ -4,7 +4,9 @@
 //! repository and `resolve-session-file` for the Event's session id, as
 //! `entire resume` asks them; `judge::own_samples` weighs the answers
 //! against the Event. Our generic payloads never get these calls: what the
-//! plugin makes of a payload in our shape says nothing of the agent's.
+//! plugin makes of a payload in our shape says nothing of the agent's; nor
+//! does a payload whose transcript the case placed in the sandbox's scratch
+//! folder (`{{tmp}}`), where the agent never keeps one.
 
 use serde_json::Value;
 
@@ -15,7 +17,7 @@ use crate::outcome::evidence::Evidence;
 use crate::outcome::results::StepReport;
 use crate::running::runner::Outcome;
 use crate::running::sandbox::Sandbox;
-use crate::suite::case::Case;
+use crate::suite::case::{Case, normalize};
 
 impl Run<'_> {
     /// The reports of the two calls over the session of `event`, the
@@ -36,6 +38,13 @@ impl Run<'_> {
         let Some((id, session_ref)) = own_samples::session_of(event) else {
             return Vec::new();
         };
+        // A transcript the case laid down in the sandbox's scratch folder
+        // (`{{tmp}}`) is where the case put it, not where the agent keeps
+        // it: nothing to hold the session directory to.
+        let scratch = normalize(&sandbox.work().display().to_string());
+        if own_samples::inside(&normalize(&session_ref), &scratch) {
+            return Vec::new();
+        }
         let repo = sandbox.repo().display().to_string();
         let dir_args = vec!["get-session-dir".into(), "--repo-path".into(), repo];
         let dir_inv = self.invocation(sandbox, dir_args, self.options.timeout);

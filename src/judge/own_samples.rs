@@ -87,7 +87,7 @@ pub fn judge(id: &str, session_ref: &str, answers: &Answers, dir_is_intent: bool
 }
 
 /// Whether normalised `path` lies inside normalised directory `dir`.
-fn inside(path: &str, dir: &str) -> bool {
+pub fn inside(path: &str, dir: &str) -> bool {
     let dir = dir.trim_end_matches('/');
     !dir.is_empty()
         && path
