@@ -51,6 +51,7 @@ mod long_lines;
 pub mod many;
 mod newest;
 mod own_id;
+mod own_samples;
 mod padded;
 mod pool;
 mod project;

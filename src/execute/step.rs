@@ -352,6 +352,7 @@ impl Run<'_> {
             other => (other, None),
         };
         let keep = std::mem::take(&mut report.findings);
+        let mut own = Vec::new();
         let end = match verdict {
             Judged::Refused(refusal, findings) if !refusal.continue_with.is_empty() => {
                 report.findings = findings;
@@ -387,6 +388,7 @@ impl Run<'_> {
                         event,
                         payload.as_ref(),
                     );
+                    own = self.own_samples(case, &report.name, report.rests_on, event, sandbox);
                 }
                 let captured = capture(step, json.as_ref(), &mut state.captures);
                 // A value later steps need is missing: they cannot run.
@@ -435,7 +437,7 @@ impl Run<'_> {
                 state.reports.extend(reports);
                 return StepEnd::Stop;
             }
-            None => state.reports.push(report),
+            None => state.reports.extend(std::iter::once(report).chain(own)),
         }
         end
     }

@@ -20,6 +20,7 @@ pub mod lived;
 pub mod long_lines;
 pub mod moved;
 pub mod own_payload;
+pub mod own_samples;
 pub mod planted;
 pub mod positions;
 pub mod readonly;

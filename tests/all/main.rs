@@ -27,6 +27,7 @@ mod interrupt;
 mod large;
 mod machine;
 mod no_text_decisions;
+mod own_samples;
 mod pipes;
 mod plugins;
 mod record;
