@@ -10,7 +10,6 @@
 
 use crate::host::Severity;
 use crate::host::releases::RELEASES;
-use crate::outcome::Kind;
 
 /// The variables a user's `entire` runs with here: no terminal (so no
 /// prompt), no telemetry, no update check (fifth pass, "Setting up").
@@ -240,7 +239,7 @@ pub struct Row {
     /// harness's own, never the plugin's.
     pub step: Option<&'static str>,
     /// The finding's kind; `None`: any.
-    pub kind: Option<Kind>,
+    pub kind: Option<&'static str>,
     /// What the host shows of such a finding.
     pub consequence: Consequence,
 }
@@ -263,14 +262,14 @@ impl Row {
     }
 
     /// The row, for findings of `kind` only.
-    const fn of(mut self, kind: Kind) -> Row {
+    const fn of(mut self, kind: &'static str) -> Row {
         self.kind = Some(kind);
         self
     }
 
     /// Whether the row names a finding of kind `kind` of case `case`, at a
     /// step named `step` whose subcommand is `call`.
-    fn matches(&self, case: &str, call: &str, step: &str, kind: Kind) -> bool {
+    fn matches(&self, case: &str, call: &str, step: &str, kind: &str) -> bool {
         let case_matches = match self.cases.strip_suffix('*') {
             Some(prefix) => case.starts_with(prefix),
             None => case == self.cases,
@@ -297,8 +296,8 @@ pub const WORDS: &[Row] = &[
     // Ids that change within a session, two ids on one file: every hook
     // and the restore succeed on the host (fifth pass); the agent resumes
     // an id it does not know, or another session's bytes.
-    row("*", None, Consequence::AgentReads).of(Kind::SplitSession),
-    row("*", None, Consequence::AgentReads).of(Kind::SharedSessionFile),
+    row("*", None, Consequence::AgentReads).of("split-session"),
+    row("*", None, Consequence::AgentReads).of("shared-session-file"),
     // The replay delivers every payload at once.
     row("hooks.parse-hook.*", None, Consequence::NotReplayed).at("late [*"),
     row(
@@ -343,7 +342,7 @@ pub const WORDS: &[Row] = &[
     // The generic session unverified: it predicts no checkpoint.
     row("session.agent*", Some(""), Consequence::Checkpoint)
         .at("the agent session")
-        .of(Kind::Unverified),
+        .of("unverified"),
     row("session.agent*", Some(""), Consequence::Restore),
     row("core.session.write-then-read", None, Consequence::Restore),
     row(
@@ -374,7 +373,7 @@ pub const WORDS: &[Row] = &[
 /// The row of [`WORDS`] for a finding of kind `kind` of case `case` at a
 /// step named `step` whose subcommand is `call` (`""`: no call), if the
 /// replay reaches it.
-pub fn row_for(case: &str, call: &str, step: &str, kind: Kind) -> Option<&'static Row> {
+pub fn row_for(case: &str, call: &str, step: &str, kind: &str) -> Option<&'static Row> {
     WORDS.iter().find(|r| r.matches(case, call, step, kind))
 }
 
@@ -549,42 +548,42 @@ mod tests {
 
     #[test]
     fn the_table_finds_the_first_row_of_a_case_and_call() {
-        let of = |case: &str, call: &str, step: &str, kind: Kind| {
+        let of = |case: &str, call: &str, step: &str, kind: &str| {
             row_for(case, call, step, kind).map(|r| r.consequence)
         };
         let r = of(
             "session.agent.linked-worktree",
             "parse-hook",
             "turn 1 · hook stop · parse-hook",
-            Kind::Check,
+            "check",
         );
         assert_eq!(r, Some(Consequence::HookFails));
         assert_eq!(
-            of("session.agent", "", "entire resume · x", Kind::Check),
+            of("session.agent", "", "entire resume · x", "check"),
             Some(Consequence::Restore)
         );
-        assert!(of("core.info.schema", "info", "info", Kind::Check).is_none());
-        assert!(of("session.agent", "extract-prompts", "x", Kind::Check).is_none());
+        assert!(of("core.info.schema", "info", "info", "check").is_none());
+        assert!(of("session.agent", "extract-prompts", "x", "check").is_none());
         // Where the agent reads, ids that split: the agent's side.
         let reads = "entire resume · session s1 · where the agent reads it";
         assert_eq!(
-            of("session.agent", "", reads, Kind::Check),
+            of("session.agent", "", reads, "check"),
             Some(Consequence::AgentReads)
         );
-        let split = of("session.agent", "parse-hook", "t", Kind::SplitSession);
+        let split = of("session.agent", "parse-hook", "t", "split-session");
         assert_eq!(split, Some(Consequence::AgentReads));
         let dir = of(
             "session.agent",
             "get-session-dir",
             "turn 1 · TurnEnd · get-session-dir",
-            Kind::Check,
+            "check",
         );
         assert_eq!(dir, Some(Consequence::Restore));
         let late = of(
             "hooks.parse-hook.payload",
             "parse-hook",
             "late [stop]",
-            Kind::Check,
+            "check",
         );
         assert_eq!(late, Some(Consequence::NotReplayed));
     }

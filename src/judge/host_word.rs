@@ -24,7 +24,7 @@ pub fn apply(cases: &mut [CaseReport], replay: &mut HostReplay) {
                 if finding.weight() == Severity::Note || finding.host_word.is_some() {
                     continue;
                 }
-                let Some(row) = row_for(&case.id, &call, &step.name, finding.kind) else {
+                let Some(row) = row_for(&case.id, &call, &step.name, finding.kind.code()) else {
                     continue;
                 };
                 let Some(word) = row
