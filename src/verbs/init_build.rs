@@ -15,6 +15,7 @@
 //!
 //! Only files are read here: no build is run, and nothing is spawned.
 
+use crate::outcome::repro::quote as sh;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -424,19 +425,6 @@ fn relative(root: &Path, path: &Path) -> String {
 /// `path` with its links resolved, when it exists.
 fn plain(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// A word for `sh`: as is when it is plain, else in single quotes.
-fn sh(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._/-+=:@%,".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 #[cfg(test)]

@@ -212,7 +212,7 @@ fn step(what: &str, inv: &Invocation, outcome: &Outcome) -> HostStep {
     let mut command = program;
     for arg in &inv.args {
         command.push(' ');
-        command.push_str(&quote(arg));
+        command.push_str(&crate::outcome::repro::quote(arg));
     }
     if inv.stdin.is_some() {
         command.push_str(" < payload");
@@ -249,17 +249,5 @@ fn first_line(outcome: &Outcome) -> String {
             Termination::SpawnFailed(why) => why.clone(),
             _ => "nothing on stderr".to_string(),
         },
-    }
-}
-
-/// `arg` quoted for a shell when it needs it.
-fn quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@".contains(c));
-    match plain {
-        true => arg.to_string(),
-        false => format!("'{}'", arg.replace('\'', "'\\''")),
     }
 }
